@@ -1,0 +1,30 @@
+import { resolve } from 'node:path';
+import type { ViteUserConfig } from 'vitest/config';
+
+/**
+ * Shared vitest settings for every project: resolve workspace packages from their sources
+ * (the `@app-serving/source` export condition) and write a JSON report that `scripts/test.mjs`
+ * totals into the single `N passed, N failed` line CI reads.
+ */
+export function sharedTestConfig(projectDir: string, name: string): ViteUserConfig {
+  const root = resolve(projectDir, '../..');
+  return {
+    resolve: { conditions: ['@app-serving/source', 'import', 'module', 'node', 'default'] },
+    ssr: { resolve: { conditions: ['@app-serving/source', 'import', 'node', 'default'] } },
+    test: {
+      name,
+      root: projectDir,
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      environment: 'node',
+      reporters: ['default', ['json', { outputFile: resolve(root, '.reports/vitest', `${name}.json`) }]],
+      setupFiles: [resolve(root, 'scripts/vitest-setup.ts')],
+      coverage: {
+        provider: 'v8',
+        include: ['src/**/*.ts'],
+        exclude: ['src/**/*.test.ts'],
+        reportsDirectory: resolve(root, 'coverage', name),
+        reporter: ['text-summary', 'json-summary'],
+      },
+    },
+  };
+}
