@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { CONFIG_NAMESPACE } from '../constants.ts';
+import { IssueList, StackError, formatPath, type Issue } from '../errors.ts';
+import { Secret, isSecret } from '../secret.ts';
+import { didYouMean } from '../suggest.ts';
+import { parseYaml, sourceWithoutLines, type YamlSource } from '../yaml-source.ts';
+import { checkStackRules } from './rules.ts';
+import { MAYBE_SECRET_KEYS, SECRET_KEYS, STACK_KEYS, stackConfigSchema, type ParsedStackConfig } from './schema.ts';
+
+/** A validated stack configuration, with where it came from. */
+export interface StackConfig extends ParsedStackConfig {
+  /** Stack name: `<stack>` of `Pulumi.<stack>.yaml`, or what the Pulumi program says. */
+  readonly stackName: string;
+  /** The file (or description) the config was read from, for messages. */
+  readonly file: string;
+  /** Locates a config key path in the source, for issues raised later (discovery, planning). */
+  readonly locate: ConfigLocator;
+}
+
+/** Builds an issue about a key path of the stack config, with file and line where known. */
+export type ConfigLocator = (code: Issue['code'], path: readonly (string | number)[], message: string) => Issue;
+
+const SECRET_KEY_SET = new Set<string>(SECRET_KEYS);
+const MAYBE_SECRET_KEY_SET = new Set<string>(MAYBE_SECRET_KEYS);
+const KNOWN_KEYS = new Set<string>(STACK_KEYS);
+
+/**
+ * Reads a Pulumi stack file (`Pulumi.<stack>.yaml`) and validates its `app-serving:*` keys.
+ *
+ * Keys of other namespaces (`kubernetes:context`, …) are ignored. Keys written without a namespace
+ * belong to the project, `app-serving`, as Pulumi reads them. Secure values (`secure: v1:…`) are
+ * recognised as secrets without being decrypted. Throws a {@link StackError} listing every problem.
+ *
+ * @param file path of the stack file
+ * @param displayName the file name used in messages (default: `file`)
+ */
+export function loadStackFile(file: string, displayName = file): StackConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new StackError([{ code: 'file.unreadable', path: '', message: `cannot read the stack file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: displayName }]);
+  }
+  return parseStackFile(text, displayName, stackNameFromFile(file));
+}
+
+/** Like {@link loadStackFile}, from the file's text. */
+export function parseStackFile(text: string, file: string, stackName = stackNameFromFile(file)): StackConfig {
+  const { source, issues } = parseYaml(file, text);
+  if (issues.length > 0) throw new StackError(issues);
+  const root = source.value ?? {};
+  if (!isPlainObject(root)) throw new StackError([source.issue('yaml.not-a-map', [], 'a Pulumi stack file must be a YAML mapping with a "config:" section')]);
+  const config = root.config;
+  if (config === undefined) throw new StackError([source.issue('config.missing-key', [], 'the stack file has no "config:" section', 'config')]);
+  if (!isPlainObject(config)) throw new StackError([source.issue('config.invalid', ['config'], '"config:" must be a mapping of keys to values', 'config')]);
+
+  const list = new IssueList();
+  const raw: Record<string, unknown> = {};
+  const yamlKeyOf = new Map<string, string>();
+  for (const [fullKey, value] of Object.entries(config)) {
+    const key = ownKey(fullKey);
+    if (key === undefined) continue;
+    if (yamlKeyOf.has(key)) {
+      list.add(source.issue('config.invalid', ['config', fullKey], `"${key}" is set twice (as "${yamlKeyOf.get(key)}" and "${fullKey}")`, key));
+      continue;
+    }
+    yamlKeyOf.set(key, fullKey);
+    const isSecure = isPlainObject(value) && Object.keys(value).length === 1 && typeof value.secure === 'string';
+    if (isSecure) {
+      if (SECRET_KEY_SET.has(key) || MAYBE_SECRET_KEY_SET.has(key)) raw[key] = Secret.encrypted();
+      else list.add(source.issue('config.invalid', ['config', fullKey], `"${key}" cannot be a secret; set it as a plain value`, key));
+    } else if (SECRET_KEY_SET.has(key) && value !== undefined && value !== null) {
+      list.add(
+        source.issue('config.not-secret', ['config', fullKey], `must be a secret, not plain text in the stack file: run \`pulumi config set --secret ${key} <value>\``, key),
+      );
+    } else {
+      raw[key] = value;
+    }
+  }
+  const locate: ConfigLocator = (code, path, message) => {
+    const [key, ...rest] = path;
+    const yamlKey = typeof key === 'string' ? (yamlKeyOf.get(key) ?? `${CONFIG_NAMESPACE}:${key}`) : undefined;
+    return source.issue(code, yamlKey === undefined ? ['config'] : ['config', yamlKey, ...rest], message, formatPath(path));
+  };
+  return validate(raw, stackName, file, locate, list);
+}
+
+/** Options of {@link loadStackConfigFromMap}. */
+export interface LoadFromMapOptions {
+  /** The stack name (`pulumi.getStack()`). */
+  readonly stackName: string;
+  /** What to call the source in messages. Default: `Pulumi.<stack>.yaml`. */
+  readonly file?: string;
+}
+
+/**
+ * Validates a config map a Pulumi program already has (`pulumi.runtime.allConfig()`): keys
+ * `app-serving:<key>` (or bare), values as Pulumi hands them over — strings, with structured
+ * values JSON-encoded — or already-parsed values. Secret keys are wrapped in {@link Secret}.
+ */
+export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, options: LoadFromMapOptions): StackConfig {
+  const file = options.file ?? `Pulumi.${options.stackName}.yaml`;
+  const source = sourceWithoutLines(file, map);
+  const list = new IssueList();
+  const raw: Record<string, unknown> = {};
+  for (const [fullKey, value] of Object.entries(map)) {
+    const key = ownKey(fullKey);
+    if (key === undefined) continue;
+    if (SECRET_KEY_SET.has(key) || (MAYBE_SECRET_KEY_SET.has(key) && isSecret(value))) {
+      if (isSecret(value)) raw[key] = value;
+      else if (typeof value === 'string') raw[key] = Secret.plain(value);
+      else list.add(source.issue('config.invalid', [key], 'must be a string'));
+    } else {
+      raw[key] = typeof value === 'string' ? decodeStructured(value) : value;
+    }
+  }
+  const locate: ConfigLocator = (code, path, message) => source.issue(code, path, message);
+  return validate(raw, options.stackName, file, locate, list);
+}
+
+/** `Pulumi.dev.yaml` → `dev`. */
+export function stackNameFromFile(file: string): string {
+  const match = /^Pulumi\.(.+)\.ya?ml$/.exec(basename(file));
+  return match?.[1] ?? basename(file).replace(/\.ya?ml$/, '');
+}
+
+function validate(raw: Record<string, unknown>, stackName: string, file: string, locate: ConfigLocator, list: IssueList): StackConfig {
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_KEYS.has(key)) {
+      list.add(locate('config.unknown-key', [key], `unknown key "${CONFIG_NAMESPACE}:${key}"${didYouMean(key, KNOWN_KEYS)}`));
+      delete raw[key];
+    }
+  }
+  const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
+  if (!parsed.success) {
+    for (const zodIssue of parsed.error.issues) list.addAll(fromZodIssue(zodIssue, locate));
+    list.throwIfAny();
+  }
+  const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate };
+  list.addAll(checkStackRules(config));
+  list.throwIfAny();
+  return config;
+}
+
+function ownKey(fullKey: string): string | undefined {
+  const colon = fullKey.indexOf(':');
+  if (colon < 0) return fullKey;
+  return fullKey.slice(0, colon) === CONFIG_NAMESPACE ? fullKey.slice(colon + 1) : undefined;
+}
+
+function decodeStructured(value: string): unknown {
+  const trimmed = value.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed === 'true' || trimmed === 'false') {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
+
+type ZodIssue = z.core.$ZodIssue;
+
+/** Turns one zod issue into our issues, with a message a person can act on. */
+function fromZodIssue(issue: ZodIssue, locate: ConfigLocator): Issue[] {
+  const path = issue.path.filter((s): s is string | number => typeof s !== 'symbol');
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => locate('config.unknown-key', [...path, key], `unknown key "${key}"${didYouMean(key, knownKeysAt(path))}`));
+    case 'invalid_type': {
+      if (issue.input === undefined) return [locate('config.missing-key', path, 'is required')];
+      return [locate('config.invalid', path, `must be ${article(issue.expected)}, not ${describe(issue.input)}`)];
+    }
+    case 'invalid_value':
+      return [locate('config.invalid', path, `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, not ${describe(issue.input)}`)];
+    case 'invalid_union':
+      return [locate('config.invalid', path, `${describe(issue.input)} is not valid here: give a file path, or a secret (\`pulumi config set --secret\`)`)];
+    case 'too_small':
+      return [locate('config.invalid', path, issue.origin === 'string' ? 'must not be empty' : issue.message)];
+    default:
+      return [locate('config.invalid', path, issue.input === undefined ? issue.message : `${describe(issue.input)} ${issue.message}`)];
+  }
+}
+
+/** Known keys of the object at `path` in the schema, for suggestions. */
+function knownKeysAt(path: readonly (string | number)[]): string[] {
+  let schema: z.core.$ZodType | undefined = stackConfigSchema;
+  for (const segment of path) {
+    schema = schema && unwrap(schema);
+    if (!schema) return [];
+    if (typeof segment === 'number') schema = schema instanceof z.ZodArray ? (schema.element as z.core.$ZodType) : undefined;
+    else schema = schema instanceof z.ZodObject ? (schema.shape[segment] as z.core.$ZodType | undefined) : undefined;
+  }
+  schema = schema && unwrap(schema);
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
+  let current = schema;
+  for (let i = 0; i < 10; i += 1) {
+    if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable) {
+      current = current.unwrap() as z.core.$ZodType;
+    } else break;
+  }
+  return current;
+}
+
+function article(expected: string): string {
+  if (expected === 'object') return 'a mapping';
+  if (expected === 'array') return 'a list';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+/** Describes a value for a message without echoing long or secret content. */
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (isSecret(value)) return 'a secret';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  if (typeof value === 'string') return value.length > 60 ? `"${value.slice(0, 57)}..."` : JSON.stringify(value);
+  return String(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isSecret(value);
+}

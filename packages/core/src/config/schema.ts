@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { CATEGORIES, PLATFORMS } from '../constants.ts';
+import { isSecret, type Secret } from '../secret.ts';
+
+/**
+ * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).
+ *
+ * Shapes and formats only; rules across keys (credentials per `cloudProvider`, platform-specific
+ * `modelSource` fields, names) live in `rules.ts`, so that every problem is reported in one pass.
+ */
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
+/** `<registry>/<path>:<tag>` or `<registry>/<path>@sha256:<digest>`; a tag or digest is required. */
+const OCI_REF = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?\/[a-z0-9]+([._/-][a-z0-9]+)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$/;
+const RELATIVE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** A Kubernetes label key (`[prefix/]name`), as used in node selectors. */
+export function isLabelKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !LABEL_PREFIX.test(prefix))) return false;
+  return name.length > 0 && name.length <= 63 && LABEL_NAME.test(name);
+}
+
+/** A Kubernetes label value: empty, or ≤ 63 alphanumerics with `-_.` inside. */
+export function isLabelValue(value: string): boolean {
+  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
+}
+
+/** The wrapped secret type; a stack file writes it as `{secure: <ciphertext>}`. */
+export const secretSchema = z
+  .custom<Secret>(isSecret, { message: 'must be a Pulumi secret' })
+  .meta({ description: 'A Pulumi secret (`pulumi config set --secret <key> <value>` writes `secure: v1:…`).' });
+
+const quantity = z
+  .string()
+  .regex(QUANTITY, { message: 'must be a Kubernetes quantity such as 40Gi or 500Mi' });
+
+const nodeSelector = z
+  .record(z.string(), z.string())
+  .superRefine((selector, ctx) => {
+    for (const [key, value] of Object.entries(selector)) {
+      if (!isLabelKey(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a valid node label key` });
+      else if (!isLabelValue(value)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `"${value}" is not a valid node label value (≤ 63 characters: letters, digits, "-", "_", ".")` });
+      }
+    }
+  })
+  .meta({ description: 'Node labels the model pods (and its gateway and pull Job) must run on; becomes a hard node affinity.' });
+
+export const huggingFaceSourceSchema = z
+  .strictObject({
+    repo: z.string().regex(HF_REPO, { message: 'must be a Hugging Face repository id such as Qwen/Qwen3-0.6B' }).meta({ description: 'Hugging Face repository id, e.g. `Qwen/Qwen3-0.6B`.' }),
+    revision: z.string().min(1).max(255).optional().meta({ description: 'Branch, tag or commit to download. Default: the repository default branch.' }),
+  })
+  .meta({ description: 'Download the weights from Hugging Face into the model volume (kserve platform).' });
+
+export const modelSourceSchema = z
+  .strictObject({
+    harborRef: z
+      .string()
+      .regex(OCI_REF, { message: 'must be an OCI reference with a tag or digest, e.g. harbor.example.com/ai-models/qwen3:0.6b' })
+      .optional()
+      .meta({ description: 'OCI artifact holding the model, pulled with ORAS into the model volume.' }),
+    modelUri: z
+      .string()
+      .regex(RELATIVE_PATH, { message: 'must be a relative path inside the model volume (no leading "/", no "..")' })
+      .refine((p) => !p.split('/').includes('..') && !p.split('/').includes('.'), { message: 'must not contain "." or ".." segments' })
+      .optional()
+      .meta({ description: 'Path of the model inside the volume: `<hub-cache-dir>/<org>/<model>` for layout hf-cache, a directory for layout directory.' }),
+    layout: z
+      .enum(['hf-cache', 'directory'])
+      .default('hf-cache')
+      .meta({ description: 'hf-cache: the artifact is a Hugging Face hub cache (served as `pvc+hf://`); directory: a plain model directory (served as `pvc://`).' }),
+    storageSize: quantity.meta({ description: 'Size of the model volume, e.g. `40Gi`.' }),
+    storageClass: z.string().regex(DNS_SUBDOMAIN, { message: 'must be a StorageClass name (lower-case letters, digits, "-" and ".")' }).optional().meta({
+      description: 'StorageClass of the PVC. Default: the cluster default (cloud) or `hostpath` (on-prem).',
+    }),
+    hostpathNode: z.string().regex(DNS_SUBDOMAIN, { message: 'must be a node name' }).optional().meta({
+      description: 'On-prem only: create a static hostPath PV on this node.',
+    }),
+    hostpathDir: z
+      .string()
+      .regex(/^\/[A-Za-z0-9._\/-]*$/, { message: 'must be an absolute path' })
+      .refine((p) => !p.split('/').includes('..'), { message: 'must not contain ".." segments' })
+      .refine((p) => p.replace(/\/+$/, '') !== '', { message: 'must not be "/"' })
+      .optional()
+      .meta({ description: 'On-prem only: the hostPath directory. Default: `/var/lib/hostpath/models/<slug>`.' }),
+    huggingFace: huggingFaceSourceSchema.optional(),
+  })
+  .meta({ description: 'Where the model weights come from and the volume that holds them.' });
+
+export const gpuTolerationSchema = z
+  .strictObject({
+    key: z.string().refine((k) => k.length > 0 && k.length <= 316, { message: 'must be a taint key' }),
+    operator: z.enum(['Equal', 'Exists']).default('Equal'),
+    value: z.string().max(63).optional(),
+    effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
+  })
+  .meta({ description: 'Toleration for the taint on GPU nodes; applied to model pods and pull Jobs.' });
+
+export const chartOverrideSchema = z
+  .strictObject({
+    chart: z.string().min(1).optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
+    version: z.string().min(1).optional(),
+    repo: z.string().url().optional().meta({ description: 'Helm repository URL (not for `oci://` charts).' }),
+  })
+  .meta({ description: 'Override a pinned chart (a mirror, or an upgrade).' });
+
+export const modelEntrySchema = z
+  .strictObject({
+    name: z.string().min(1).meta({ description: 'The model folder name under `models/<category>/`.' }),
+    enabled: z.boolean().default(true).meta({ description: 'Disabled models are not read or deployed.' }),
+    nodeSelector: nodeSelector.default({}),
+    nameSpace: z.string().optional().meta({ description: 'Namespace override. Default: `llm-d-<slug>`.' }),
+    releaseName: z.string().optional().meta({ description: 'llm-d-infra release override. Default: `infra-<slug>`.' }),
+    platform: z.enum(PLATFORMS).optional().meta({ description: 'Serving platform of this model. Default: the stack `platform`.' }),
+    modelSource: modelSourceSchema.optional(),
+  })
+  .meta({ description: 'One model of the stack.' });
+
+export const kserveSchema = z
+  .strictObject({
+    gateway: z
+      .strictObject({
+        name: z.string().default('kserve-ingress-gateway'),
+        namespace: z.string().default('kserve'),
+        className: z.string().default('envoy'),
+        create: z.boolean().default(true).meta({ description: 'Create the GatewayClass and Gateway. Set false when the cluster already has them.' }),
+      })
+      .prefault({})
+      .meta({ description: 'The Envoy Gateway KServe routes through (KServe expects `kserve/kserve-ingress-gateway`).' }),
+  })
+  .meta({ description: 'KServe platform settings.' });
+
+/** The `app-serving:*` keys, without the namespace prefix. */
+export const stackConfigSchema = z
+  .strictObject({
+    cloudProvider: z.enum(['cloud', 'on-prem']).meta({ description: '`cloud` (nodes reach public registries) or `on-prem` (air-gapped, images and weights from Harbor).' }),
+    platform: z.enum(PLATFORMS).default('llm-d').meta({ description: 'Default serving platform of every model.' }),
+    models: z
+      .strictObject({
+        generative: z.array(modelEntrySchema).default([]),
+        embedder: z.array(modelEntrySchema).default([]),
+      })
+      .meta({ description: 'The models of the stack, by category.' }),
+    gpuToleration: gpuTolerationSchema.optional(),
+    kubeconfig: z.union([z.string().min(1), secretSchema]).optional().meta({ description: 'Path of the kubeconfig (or its content as a secret). Default: the ambient kubeconfig.' }),
+    harborHostname: z.string().regex(HOSTNAME, { message: 'must be a registry host name, optionally with a port' }).optional(),
+    harborUser: z.string().min(1).optional().meta({ description: 'Harbor robot account, e.g. `robot$k8s-puller`.' }),
+    harborToken: secretSchema.optional(),
+    hfToken: secretSchema.optional(),
+    charts: z
+      .strictObject({ infra: chartOverrideSchema.optional(), gaie: chartOverrideSchema.optional(), modelService: chartOverrideSchema.optional() })
+      .optional(),
+    kserve: kserveSchema.optional(),
+  })
+  .meta({ description: 'app-serving stack configuration.' });
+
+export type StackConfigInput = z.input<typeof stackConfigSchema>;
+export type ParsedStackConfig = z.output<typeof stackConfigSchema>;
+export type ModelEntry = z.output<typeof modelEntrySchema>;
+export type ModelSource = z.output<typeof modelSourceSchema>;
+export type GpuToleration = z.output<typeof gpuTolerationSchema>;
+export type ChartOverride = z.output<typeof chartOverrideSchema>;
+
+/** Keys whose values are secrets: a stack file must hold them as `secure:` values. */
+export const SECRET_KEYS = ['harborToken', 'hfToken'] as const;
+/** Keys that may be secrets (a kubeconfig's content) or plain values (its path). */
+export const MAYBE_SECRET_KEYS = ['kubeconfig'] as const;
+/** Every key of the schema, for "did you mean" suggestions. */
+export const STACK_KEYS = Object.keys(stackConfigSchema.shape) as (keyof typeof stackConfigSchema.shape)[];
+export { CATEGORIES };

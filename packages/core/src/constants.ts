@@ -1,0 +1,109 @@
+/**
+ * Fixed facts of the stack: chart references, ports, labels, paths and images.
+ * Every package reads them from here; a second copy anywhere else is a bug.
+ * Sources are in `shared/reference/upstream-charts.md` (chart versions, defaults, names).
+ */
+
+/** A Helm chart to deploy: an `oci://` reference, or a chart name plus a repository URL. */
+export interface ChartRef {
+  /** Chart name (with `repo`) or full `oci://` reference. */
+  readonly chart: string;
+  /** Exact chart version. */
+  readonly version: string;
+  /** Helm repository URL; absent for `oci://` charts. */
+  readonly repo?: string;
+}
+
+/** Pinned chart versions whose values core was written against and checked for. */
+export const DEFAULT_CHARTS = {
+  /** llm-d-infra v1.3.10: the Istio Gateway and its parameters ConfigMap (values schema checked at this tag). */
+  infra: { chart: 'llm-d-infra', version: 'v1.3.10', repo: 'https://llm-d-incubation.github.io/llm-d-infra/' },
+  /** GAIE inferencepool v1.2.0: the EPP and the InferencePool. */
+  gaie: { chart: 'oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool', version: 'v1.2.0' },
+  /** llm-d-modelservice v0.4.12: the vLLM decode/prefill Deployments and routing sidecar. */
+  modelService: { chart: 'llm-d-modelservice', version: 'v0.4.12', repo: 'https://llm-d-incubation.github.io/llm-d-modelservice/' },
+} as const satisfies Record<'infra' | 'gaie' | 'modelService', ChartRef>;
+
+export type ChartKey = keyof typeof DEFAULT_CHARTS;
+
+/** The Istio GatewayClass llm-d-infra's Gateway uses; Istio names its Service `<gateway>-<class>`. */
+export const ISTIO_GATEWAY_CLASS = 'istio';
+/** The HTTP listener port of the llm-d-infra Gateway (chart default listener). */
+export const GATEWAY_HTTP_PORT = 80;
+/** The port clients use for an embedding model's ClusterIP Service (`ms-<slug>-embeddings`). */
+export const EMBEDDINGS_SERVICE_PORT = 8200;
+/** The Kubernetes cluster domain used to build in-cluster FQDNs. */
+export const CLUSTER_DOMAIN = 'cluster.local';
+
+/** Pod labels every model server carries; the InferencePool and the embeddings Service select on them. */
+export const LABEL_INFERENCE_SERVING = 'llm-d.ai/inference-serving';
+export const LABEL_MODEL = 'llm-d.ai/model';
+/** Set by llm-d-modelservice on its pods: `decode` or `prefill`. */
+export const LABEL_ROLE = 'llm-d.ai/role';
+/** Labels app-serving puts on every object it creates itself. */
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'app-serving';
+export const LABEL_PART_OF = 'app.kubernetes.io/part-of';
+
+/** The `kubernetes.io/dockerconfigjson` Secret holding Harbor robot credentials, one per model namespace. */
+export const HARBOR_PULL_SECRET = 'harbor-creds';
+
+/** Where the model volume is mounted, in the pull Job and in the model server (modelservice `mountPath` default). */
+export const MODEL_MOUNT_PATH = '/model-cache';
+/** The file the pull Job writes last; its presence means the volume holds a complete model. */
+export const PULLED_MARKER_FILE = '.pulled';
+export const PULLED_MARKER_PATH = `${MODEL_MOUNT_PATH}/${PULLED_MARKER_FILE}`;
+/** Default on-prem hostPath directory for a model's PV (`<slug>` is appended). */
+export const DEFAULT_HOSTPATH_ROOT = '/var/lib/hostpath/models';
+/** Storage class of PVCs on on-prem clusters when the stack names none. */
+export const ON_PREM_STORAGE_CLASS = 'hostpath';
+
+/** ORAS, which pulls model artifacts from Harbor. */
+export const ORAS_VERSION = 'v1.3.1';
+export const ORAS_IMAGE_PUBLIC = `ghcr.io/oras-project/oras:${ORAS_VERSION}`;
+/** On-prem, the ORAS image is mirrored in Harbor under this project path. */
+export const ORAS_HARBOR_PATH = `images-infra/oras-project/oras:${ORAS_VERSION}`;
+
+/** The KServe release whose LLMInferenceService features app-serving uses (`router.scheduler.config.inline`, `VLLM_ADDITIONAL_ARGS`). */
+export const KSERVE_VERSION = 'v0.18.0';
+/** KServe's storage-initializer image: Python with huggingface_hub, used by the Hugging Face download Job. */
+export const HF_DOWNLOADER_IMAGE_PUBLIC = `kserve/storage-initializer:${KSERVE_VERSION}`;
+/** On-prem, the downloader image is mirrored in Harbor under this project path. */
+export const HF_DOWNLOADER_HARBOR_PATH = `images-infra/kserve/storage-initializer:${KSERVE_VERSION}`;
+/** Controller name of Envoy Gateway's GatewayClass. */
+export const ENVOY_GATEWAY_CONTROLLER = 'gateway.envoyproxy.io/gatewayclass-controller';
+/** The port vLLM listens on in KServe's default template. */
+export const KSERVE_VLLM_PORT = 8000;
+
+/** UID/GID the pull Jobs run as (non-root, so the Job passes Pod Security "restricted"). */
+export const PULL_JOB_UID = 65532;
+/** Pull Job limits: retries and how long a finished Job stays before Kubernetes deletes it. */
+export const PULL_JOB_BACKOFF_LIMIT = 3;
+export const PULL_JOB_TTL_SECONDS = 86_400;
+
+/** Kubernetes name limits (DNS-1123/1035 and Helm). */
+export const LIMITS = {
+  dnsLabel: 63,
+  dnsSubdomain: 253,
+  labelValue: 63,
+  helmRelease: 53,
+  /** modelservice truncates its fullname at 55 (room for `-prefill`). */
+  modelServiceFullname: 55,
+  /** GAIE truncates the release to 40 before appending `-epp`. */
+  gaieEppBase: 40,
+  /** GAIE's quoted ClusterRole name is cut at 84 characters (only with Prometheus monitoring on). */
+  gaieClusterRoleQuoted: 84,
+  /** Slug: the Istio Service `infra-<slug>-inference-gateway-istio` is 30 + len(slug) ≤ 63. */
+  slug: 33,
+} as const;
+
+/** Platforms a model can be served on. */
+export const PLATFORMS = ['llm-d', 'kserve'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** Model categories: folder names under `models/` and keys under `models:` in the stack. */
+export const CATEGORIES = ['generative', 'embedder'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** The config namespace of every stack key: `app-serving:<key>`. */
+export const CONFIG_NAMESPACE = 'app-serving';

@@ -1,0 +1,197 @@
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { CATEGORIES, type Category, type Platform } from './constants.ts';
+import type { StackConfig } from './config/load.ts';
+import { modelPlatform } from './config/rules.ts';
+import type { ModelEntry } from './config/schema.ts';
+import { IssueList, type Issue } from './errors.ts';
+import { slugProblem } from './names.ts';
+import { displayPath } from './paths.ts';
+import { didYouMean } from './suggest.ts';
+import { parseYaml, type YamlSource } from './yaml-source.ts';
+
+/** The values-folder prefixes of a model folder: `<prefix>-<slug>/values.yaml`. */
+export const VALUES_FOLDERS = {
+  gaie: 'gaie',
+  modelService: 'ms',
+  infra: 'infra',
+  kserve: 'kserve',
+} as const;
+export type ValuesFolder = keyof typeof VALUES_FOLDERS;
+
+/** One parsed values file. */
+export interface ValuesFile {
+  /** The file as shown in messages. */
+  readonly file: string;
+  /** Its content (a mapping; an empty file is `{}`). */
+  readonly values: Record<string, unknown>;
+  /** Locates key paths inside the file. */
+  readonly source: YamlSource;
+}
+
+/** An enabled model found on disk with its values files. */
+export interface DiscoveredModel {
+  readonly category: Category;
+  /** Index of the entry in `models.<category>` of the stack. */
+  readonly index: number;
+  readonly entry: ModelEntry;
+  readonly platform: Platform;
+  readonly slug: string;
+  /** The model folder as shown in messages. */
+  readonly folder: string;
+  /** llm-d: `gaie`, `modelService` and optionally `infra`; kserve: `kserve`. */
+  readonly values: Partial<Record<ValuesFolder, ValuesFile>>;
+}
+
+/**
+ * Finds the folder of every enabled model under `modelsDir/<category>/<name>/` and reads its
+ * values files (DESIGN §3). An llm-d model needs exactly one `gaie-<slug>/values.yaml` and one
+ * `ms-<slug>/values.yaml` with the same slug (and may have one `infra-<slug>/values.yaml`);
+ * a kserve model needs exactly one `kserve-<slug>/values.yaml`. Disabled models are not read.
+ * Slugs must be valid and unique across the stack. Throws one StackError with every problem.
+ */
+export function discoverModels(config: StackConfig, modelsDir: string): DiscoveredModel[] {
+  const list = new IssueList();
+  const found: DiscoveredModel[] = [];
+  for (const category of CATEGORIES) {
+    config.models[category].forEach((entry, index) => {
+      if (!entry.enabled) return;
+      const model = discoverOne(config, modelsDir, category, index, entry, list);
+      if (model) found.push(model);
+    });
+  }
+  const bySlug = new Map<string, DiscoveredModel>();
+  for (const model of found) {
+    const other = bySlug.get(model.slug);
+    if (other) {
+      list.add(
+        config.locate('slug.duplicate', ['models', model.category, model.index, 'name'], `slug "${model.slug}" is already used by ${other.category}/${other.entry.name}; every model of a stack needs its own slug (rename the values folders of one of them)`),
+      );
+    } else bySlug.set(model.slug, model);
+  }
+  list.throwIfAny();
+  return found;
+}
+
+/** Names of the model folders of a category (for suggestions and `new-model`). */
+export function listModelFolders(modelsDir: string, category: Category): string[] {
+  return subdirectories(join(modelsDir, category)).sort();
+}
+
+function discoverOne(config: StackConfig, modelsDir: string, category: Category, index: number, entry: ModelEntry, list: IssueList): DiscoveredModel | undefined {
+  const at = (...rest: (string | number)[]) => ['models', category, index, ...rest];
+  const platform = modelPlatform(config, entry);
+  const dir = join(modelsDir, category, entry.name);
+  const shown = displayPath(dir);
+  if (!isDirectory(dir)) {
+    const elsewhere = CATEGORIES.find((c) => c !== category && isDirectory(join(modelsDir, c, entry.name)));
+    const hint = elsewhere
+      ? ` (it is in ${displayPath(join(modelsDir, elsewhere))}: list it under models.${elsewhere})`
+      : didYouMean(entry.name, listModelFolders(modelsDir, category)) || ` (create it with: app-serving new-model ${entry.name} --category ${category} --slug <slug>)`;
+    list.add(config.locate('model.not-found', at('name'), `no model folder ${shown}${hint}`));
+    return undefined;
+  }
+
+  const wanted: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService', 'infra'];
+  const required: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService'];
+  const folders = new Map<ValuesFolder, string[]>();
+  for (const name of subdirectories(dir)) {
+    for (const kind of wanted) {
+      const prefix = `${VALUES_FOLDERS[kind]}-`;
+      if (name.startsWith(prefix) && name.length > prefix.length) folders.set(kind, [...(folders.get(kind) ?? []), name]);
+    }
+  }
+
+  const before = list.size;
+  const chosen = new Map<ValuesFolder, string>();
+  for (const kind of wanted) {
+    const names = (folders.get(kind) ?? []).sort();
+    const pattern = `${VALUES_FOLDERS[kind]}-<slug>/values.yaml`;
+    if (names.length === 0) {
+      if (required.includes(kind)) {
+        list.add(config.locate('model.values-missing', at('name'), `${shown} has no ${pattern} (needed for the ${platform} platform)`));
+      }
+    } else if (names.length > 1) {
+      list.add(config.locate('model.values-ambiguous', at('name'), `${shown} has ${names.length} ${VALUES_FOLDERS[kind]}-* folders (${names.join(', ')}); keep exactly one`));
+    } else chosen.set(kind, names[0]!);
+  }
+  if (list.size > before) return undefined;
+
+  const slugs = new Map<ValuesFolder, string>([...chosen].map(([kind, name]) => [kind, name.slice(VALUES_FOLDERS[kind].length + 1)]));
+  const slug = slugs.get(required[0]!)!;
+  for (const [kind, other] of slugs) {
+    if (other !== slug) {
+      list.add(
+        config.locate(
+          'model.slug-mismatch',
+          at('name'),
+          `${shown}: ${chosen.get(kind)} and ${chosen.get(required[0]!)} name different slugs ("${other}" and "${slug}"); the values folders of one model share one slug`,
+        ),
+      );
+    }
+  }
+  const problem = slugProblem(slug);
+  if (problem) list.add(config.locate('slug.invalid', at('name'), `${shown}: ${problem}`));
+  if (list.size > before) return undefined;
+
+  const values: Partial<Record<ValuesFolder, ValuesFile>> = {};
+  for (const [kind, folder] of chosen) {
+    const file = join(dir, folder, 'values.yaml');
+    const loaded = readValuesFile(file, list);
+    if (loaded) values[kind] = loaded;
+    else if (!isFile(file)) list.add(config.locate('model.values-missing', at('name'), `${displayPath(join(dir, folder))} has no values.yaml`));
+  }
+  if (list.size > before) return undefined;
+  return { category, index, entry, platform, slug, folder: shown, values };
+}
+
+/** Reads one values file: YAML syntax errors (with lines) and a non-mapping root are issues. */
+export function readValuesFile(file: string, list: IssueList): ValuesFile | undefined {
+  if (!isFile(file)) return undefined;
+  const shown = displayPath(file);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    list.add({ code: 'file.unreadable', path: '', message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: shown });
+    return undefined;
+  }
+  const { source, issues } = parseYaml(shown, text);
+  if (issues.length > 0) {
+    list.addAll(issues);
+    return undefined;
+  }
+  const value = source.value ?? {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    list.add(source.issue('yaml.not-a-map', [], 'a values file must be a YAML mapping of chart values', ''));
+    return undefined;
+  }
+  return { file: shown, values: value as Record<string, unknown>, source };
+}
+
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
+  } catch {
+    return [];
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+

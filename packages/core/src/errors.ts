@@ -1,0 +1,126 @@
+/**
+ * Typed errors of @app-serving/core.
+ *
+ * Every problem found while loading, discovering or planning a stack is an {@link Issue} with a
+ * stable `code`, the key path it concerns and, where known, the file and line. Loaders collect
+ * every issue of a stack in one pass and throw a single {@link StackError} listing them all.
+ */
+
+/** Stable codes of the problems core reports. Scripts may match on them; never rename one. */
+export type IssueCode =
+  | 'yaml.syntax'
+  | 'yaml.not-a-map'
+  | 'file.unreadable'
+  | 'config.invalid'
+  | 'config.unknown-key'
+  | 'config.missing-key'
+  | 'config.not-secret'
+  | 'config.missing-credential'
+  | 'config.contradiction'
+  | 'model.not-found'
+  | 'model.values-missing'
+  | 'model.values-ambiguous'
+  | 'model.slug-mismatch'
+  | 'model.duplicate'
+  | 'slug.invalid'
+  | 'slug.duplicate'
+  | 'name.invalid'
+  | 'name.too-long'
+  | 'name.duplicate'
+  | 'values.invalid'
+  | 'values.unknown-key'
+  | 'values.conflict'
+  | WarningCode;
+
+/** Codes of warnings: things that deploy, but probably not as meant. */
+export type WarningCode =
+  | 'warning.no-models'
+  | 'warning.chart-version'
+  | 'warning.image-unpinned'
+  | 'warning.image-not-mirrored';
+
+/** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
+export interface Issue {
+  readonly code: IssueCode;
+  readonly path: string;
+  readonly message: string;
+  readonly file?: string;
+  readonly line?: number;
+}
+
+/** Formats an issue as `<file>[:<line>]: <path>: <message>` (the form `app-serving validate` prints). */
+export function formatIssue(issue: Issue): string {
+  const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ''}: ` : '';
+  const path = issue.path ? `${issue.path}: ` : '';
+  return `${where}${path}${issue.message}`;
+}
+
+/**
+ * The one error core throws for bad input: a stack that cannot be deployed as written.
+ * `issues` lists every problem found, in file and line order.
+ */
+export class StackError extends Error {
+  readonly code = 'STACK_INVALID' as const;
+  readonly issues: readonly Issue[];
+
+  constructor(issues: readonly Issue[]) {
+    const sorted = sortIssues(issues);
+    const head = sorted.length === 1 ? '1 problem' : `${sorted.length} problems`;
+    super(`The stack has ${head}:\n${sorted.map((i) => `  ${formatIssue(i)}`).join('\n')}`);
+    this.name = 'StackError';
+    this.issues = sorted;
+  }
+}
+
+/** True when `error` is a {@link StackError} (also across duplicate copies of this package). */
+export function isStackError(error: unknown): error is StackError {
+  return (
+    error instanceof StackError ||
+    (typeof error === 'object' &&
+      error !== null &&
+      (error as { code?: unknown }).code === 'STACK_INVALID' &&
+      Array.isArray((error as { issues?: unknown }).issues))
+  );
+}
+
+function sortIssues(issues: readonly Issue[]): Issue[] {
+  return [...issues].sort(
+    (a, b) =>
+      (a.file ?? '').localeCompare(b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      a.path.localeCompare(b.path) ||
+      a.message.localeCompare(b.message),
+  );
+}
+
+/** Collects issues during one pass; `throwIfAny` raises them together. */
+export class IssueList {
+  readonly items: Issue[] = [];
+
+  add(issue: Issue): void {
+    this.items.push(issue);
+  }
+
+  addAll(issues: readonly Issue[]): void {
+    this.items.push(...issues);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  throwIfAny(): void {
+    if (this.items.length > 0) throw new StackError(this.items);
+  }
+}
+
+/** Formats a key path from its segments: `['models', 'generative', 0, 'name']` → `models.generative[0].name`. */
+export function formatPath(segments: readonly (string | number)[]): string {
+  let out = '';
+  for (const segment of segments) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else if (/^[A-Za-z_$][\w$-]*$/.test(segment)) out += out ? `.${segment}` : segment;
+    else out += `[${JSON.stringify(segment)}]`;
+  }
+  return out;
+}

@@ -1,0 +1,123 @@
+import type { Issue } from './errors.ts';
+import { formatPath } from './errors.ts';
+import { getPath, isValuesMap, type Values } from './values/merge.ts';
+
+/** One container image and every place that pulls it. */
+export interface ImageUse {
+  readonly image: string;
+  readonly uses: readonly { readonly model: string; readonly where: string }[];
+}
+
+/** One place an image is pulled from: the image and what sets it. */
+export interface ImageSource {
+  readonly image: string;
+  readonly where: string;
+}
+
+/** Images the modelservice chart pulls with these effective values (decode/prefill containers, init containers, sidecar, requester). */
+export function modelServiceImages(effective: Values, file: string, fileValues: Values, chart: string): ImageSource[] {
+  const out: ImageSource[] = [];
+  const origin = (path: (string | number)[]) => (hasListPath(fileValues, path) ? `${file}: ${formatPath(path)}` : `${chart} default (${formatPath(path)})`);
+  for (const role of ['decode', 'prefill'] as const) {
+    const create = getPath(effective, [role, 'create']) !== false;
+    const replicas = getPath(effective, [role, 'replicas']);
+    if (!create || replicas === 0) continue;
+    for (const list of ['containers', 'initContainers'] as const) {
+      const items = getPath(effective, [role, list]);
+      if (!Array.isArray(items)) continue;
+      items.forEach((item, index) => {
+        if (isValuesMap(item) && typeof item.image === 'string') out.push({ image: item.image, where: origin([role, list, index, 'image']) });
+      });
+    }
+    if (role === 'decode' && getPath(effective, ['routing', 'proxy', 'enabled']) !== false) {
+      const image = getPath(effective, ['routing', 'proxy', 'image']);
+      if (typeof image === 'string') out.push({ image, where: origin(['routing', 'proxy', 'image']) });
+    }
+  }
+  if (getPath(effective, ['requester', 'enable']) === true) {
+    const image = getPath(effective, ['requester', 'image']);
+    if (typeof image === 'string') out.push({ image, where: origin(['requester', 'image']) });
+  }
+  return out;
+}
+
+/** The EPP image the GAIE chart pulls (`<hub>/<name>:<tag>`). */
+export function gaieImages(effective: Values, file: string, fileValues: Values, chart: string): ImageSource[] {
+  const image = getPath(effective, ['inferenceExtension', 'image']);
+  if (!isValuesMap(image)) return [];
+  const { hub, name, tag } = image as { hub?: unknown; name?: unknown; tag?: unknown };
+  if (typeof hub !== 'string' || typeof name !== 'string') return [];
+  const set = getPath(fileValues, ['inferenceExtension', 'image']) !== undefined;
+  return [{ image: `${hub}/${name}${typeof tag === 'string' && tag ? `:${tag}` : ''}`, where: set ? `${file}: inferenceExtension.image` : `${chart} default (inferenceExtension.image)` }];
+}
+
+/** Groups image sources of many models into a sorted, de-duplicated inventory. */
+export function inventory(entries: readonly { model: string; sources: readonly ImageSource[] }[]): ImageUse[] {
+  const byImage = new Map<string, { model: string; where: string }[]>();
+  for (const { model, sources } of entries) {
+    for (const { image, where } of sources) {
+      const uses = byImage.get(image) ?? [];
+      if (!uses.some((u) => u.model === model && u.where === where)) uses.push({ model, where });
+      byImage.set(image, uses);
+    }
+  }
+  return [...byImage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([image, uses]) => ({ image, uses }));
+}
+
+/** Splits an image reference into registry, repository and tag/digest (Docker's rules). */
+export function parseImage(image: string): { registry: string; repository: string; tag: string | null; digest: string | null } {
+  let rest = image;
+  let digest: string | null = null;
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+  }
+  let tag: string | null = null;
+  const colon = rest.lastIndexOf(':');
+  if (colon > rest.lastIndexOf('/')) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+  }
+  const first = rest.split('/')[0]!;
+  const hasRegistry = rest.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost');
+  const registry = hasRegistry ? first : 'docker.io';
+  let repository = hasRegistry ? rest.slice(first.length + 1) : rest;
+  if (registry === 'docker.io' && !repository.includes('/')) repository = `library/${repository}`;
+  return { registry, repository, tag, digest };
+}
+
+/** Warnings about images: unpinned tags, and (on-prem) images not mirrored in Harbor. */
+export function imageWarnings(images: readonly ImageUse[], harborHostname: string | undefined, onPrem: boolean): Issue[] {
+  const warnings: Issue[] = [];
+  for (const { image, uses } of images) {
+    const { registry, tag, digest } = parseImage(image);
+    const where = uses.map((u) => `${u.model}: ${u.where}`).join('; ');
+    if (!digest && (tag === null || tag === 'latest')) {
+      warnings.push({ code: 'warning.image-unpinned', path: '', message: `${image} is not pinned to a version (${where}); pin a tag so every node runs the same code and a mirror can copy it` });
+    }
+    if (onPrem && harborHostname && registry !== harborHostname) {
+      warnings.push({
+        code: 'warning.image-not-mirrored',
+        path: '',
+        message: `${image} is pulled from ${registry}, not from Harbor (${harborHostname}); an air-gapped cluster cannot reach it (${where}) — mirror it with \`app-serving images\` and use the Harbor reference`,
+      });
+    }
+  }
+  return warnings;
+}
+
+function hasListPath(values: Values, path: (string | number)[]): boolean {
+  let current: unknown = values;
+  for (const segment of path) {
+    if (typeof segment === 'number') {
+      if (!Array.isArray(current)) return false;
+      current = current[segment];
+    } else {
+      if (!isValuesMap(current)) return false;
+      current = current[segment];
+    }
+    if (current === undefined) return false;
+  }
+  return true;
+}

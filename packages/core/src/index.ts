@@ -1,0 +1,105 @@
+/**
+ * @app-serving/core — every rule of an app-serving deployment, as pure functions:
+ * the stack config schema and loaders, model discovery, names, the Helm values merge,
+ * the deployment plan, post-render patches, plain Kubernetes manifests and the image inventory.
+ */
+
+// Errors and secrets
+export { StackError, IssueList, isStackError, formatIssue, formatPath } from './errors.ts';
+export type { Issue, IssueCode, WarningCode } from './errors.ts';
+export { Secret, isSecret } from './secret.ts';
+
+// Constants
+export {
+  DEFAULT_CHARTS,
+  CATEGORIES,
+  PLATFORMS,
+  CONFIG_NAMESPACE,
+  EMBEDDINGS_SERVICE_PORT,
+  GATEWAY_HTTP_PORT,
+  HARBOR_PULL_SECRET,
+  LABEL_INFERENCE_SERVING,
+  LABEL_MODEL,
+  LABEL_ROLE,
+  LIMITS,
+  MODEL_MOUNT_PATH,
+  PULLED_MARKER_PATH,
+  PULLED_MARKER_FILE,
+  ORAS_IMAGE_PUBLIC,
+  ORAS_VERSION,
+  KSERVE_VERSION,
+  KSERVE_VLLM_PORT,
+  ENVOY_GATEWAY_CONTROLLER,
+  HF_DOWNLOADER_IMAGE_PUBLIC,
+  PULL_JOB_UID,
+} from './constants.ts';
+export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
+
+// Stack configuration
+export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
+export type { StackConfig, ConfigLocator, LoadFromMapOptions } from './config/load.ts';
+export { stackConfigSchema, SECRET_KEYS, STACK_KEYS } from './config/schema.ts';
+export type { ModelEntry, ModelSource, GpuToleration, ChartOverride, StackConfigInput } from './config/schema.ts';
+export { checkStackRules, modelPlatform } from './config/rules.ts';
+export { stackFileJsonSchema } from './config/json-schema.ts';
+
+// Discovery
+export { discoverModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
+export type { DiscoveredModel, ValuesFile, ValuesFolder } from './discovery.ts';
+
+// Names
+export { SLUG_PATTERN, slugProblem, llmdNames, kserveNames, storageNames, serviceHost, checkLlmdNames } from './names.ts';
+export type { LlmdNames, KserveNames, NameOverrides, NameProblem } from './names.ts';
+
+// Values
+export { mergeValues, mergeAll, effectiveValues, stripNulls, getPath, isValuesMap, deepEqual, leaves } from './values/merge.ts';
+export type { Values } from './values/merge.ts';
+export { llmdValues, modelArtifactsUri, EPP_CONNECTION_POOL } from './values/llmd.ts';
+export type { LlmdValues, LlmdValuesInput, ModelArtifactsSource } from './values/llmd.ts';
+export { nodeAffinityFor, gpuToleration } from './values/scheduling.ts';
+export type { Toleration, NodeAffinity } from './values/scheduling.ts';
+export { MODELSERVICE_DEFAULTS, GAIE_DEFAULTS, INFRA_DEFAULTS } from './values/chart-facts.ts';
+
+// Post-render patches
+export { applyPatches, patchApplies, patchTarget } from './patches.ts';
+export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, KubernetesObject } from './patches.ts';
+
+// Storage
+export { storagePlan, expectedPath, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
+export type { StoragePlan, WeightsSource } from './storage.ts';
+
+// The plan
+export { planDeployment, chartRefs, expandHome } from './plan.ts';
+export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
+export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_SCHEDULER_CONFIG } from './kserve/plan.ts';
+export type { KserveModelPlan, KserveStackPlan } from './kserve/plan.ts';
+
+// Images
+export { parseImage, inventory, imageWarnings } from './images.ts';
+export type { ImageUse, ImageSource } from './images.ts';
+
+// Manifests
+export {
+  commonLabels,
+  namespaceManifest,
+  dockerConfigJson,
+  pullSecretManifest,
+  persistentVolumeManifest,
+  persistentVolumeClaimManifest,
+  modelJobManifest,
+  sourceRef,
+} from './manifests/common.ts';
+export type { ModelJobArgs } from './manifests/common.ts';
+export { httpRouteManifest, embeddingsServiceManifest, gatewayAliasManifest } from './manifests/llmd.ts';
+export {
+  hfTokenSecretManifest,
+  kserveServiceAccountManifest,
+  llmInferenceServiceConfigManifest,
+  llmInferenceServiceManifest,
+  envoyGatewayClassManifest,
+  kserveGatewayManifest,
+} from './manifests/kserve.ts';
+
+// Utilities
+export { displayPath } from './paths.ts';
+export { closest, didYouMean } from './suggest.ts';

@@ -1,0 +1,99 @@
+import { parse, stringify } from 'yaml';
+import type { NodeAffinity, Toleration } from './values/scheduling.ts';
+import { isValuesMap } from './values/merge.ts';
+
+/**
+ * Post-render patches: pure functions over rendered Kubernetes objects, for what the charts have
+ * no value for (DESIGN §6). The components apply them through the charts' transforms; `render`
+ * and tests apply them to objects directly.
+ */
+export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch;
+
+/**
+ * Places the Istio gateway pods: Istio builds the gateway Deployment from the Gateway's
+ * `parametersRef` ConfigMap (llm-d-infra renders it, named after the Gateway, with a `deployment`
+ * strategic-merge patch). This adds node affinity, tolerations and image pull secrets to that patch.
+ * A class-defaults ConfigMap in the model namespace would be ignored (Istio reads those only in istio-system).
+ */
+export interface GatewayPodPlacementPatch {
+  readonly kind: 'gateway-pod-placement';
+  /** The ConfigMap to patch: the Gateway's name. */
+  readonly configMap: string;
+  readonly affinity?: NodeAffinity;
+  readonly tolerations?: readonly Toleration[];
+  readonly imagePullSecrets?: readonly { readonly name: string }[];
+}
+
+/** Adds image pull secrets to a ServiceAccount (GAIE v1.2.0 has no imagePullSecrets value for the EPP). */
+export interface ServiceAccountPullSecretPatch {
+  readonly kind: 'service-account-pull-secret';
+  readonly serviceAccount: string;
+  readonly imagePullSecrets: readonly { readonly name: string }[];
+}
+
+/** A rendered Kubernetes object, as a chart transform sees it. */
+export interface KubernetesObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** The kind of object a patch targets (`ConfigMap` or `ServiceAccount`) and its name. */
+export function patchTarget(patch: PostRenderPatch): { apiVersion: string; kind: string; name: string } {
+  return patch.kind === 'gateway-pod-placement'
+    ? { apiVersion: 'v1', kind: 'ConfigMap', name: patch.configMap }
+    : { apiVersion: 'v1', kind: 'ServiceAccount', name: patch.serviceAccount };
+}
+
+/** True when `patch` applies to `object`. */
+export function patchApplies(patch: PostRenderPatch, object: KubernetesObject): boolean {
+  const target = patchTarget(patch);
+  return object.kind === target.kind && (object.apiVersion ?? 'v1') === target.apiVersion && object.metadata?.name === target.name;
+}
+
+/**
+ * Applies every patch that targets `object` and returns the patched copy; an object no patch
+ * targets is returned unchanged (the same reference).
+ */
+export function applyPatches(patches: readonly PostRenderPatch[], object: KubernetesObject): KubernetesObject {
+  let current = object;
+  for (const patch of patches) {
+    if (!patchApplies(patch, current)) continue;
+    current = patch.kind === 'gateway-pod-placement' ? placeGatewayPods(patch, current) : addPullSecrets(patch, current);
+  }
+  return current;
+}
+
+function placeGatewayPods(patch: GatewayPodPlacementPatch, configMap: KubernetesObject): KubernetesObject {
+  const data = isValuesMap(configMap.data) ? (configMap.data as Record<string, string>) : {};
+  const existing = typeof data.deployment === 'string' && data.deployment.trim() !== '' ? parse(data.deployment) : {};
+  const deployment = isValuesMap(existing) ? structuredClone(existing) : {};
+  const spec = child(child(child(deployment, 'spec'), 'template'), 'spec');
+  if (patch.affinity) spec.affinity = structuredClone(patch.affinity);
+  if (patch.tolerations?.length) spec.tolerations = mergeByIdentity(asList(spec.tolerations), patch.tolerations);
+  if (patch.imagePullSecrets?.length) spec.imagePullSecrets = mergeByIdentity(asList(spec.imagePullSecrets), patch.imagePullSecrets);
+  return { ...configMap, data: { ...data, deployment: stringify(deployment, { lineWidth: 0 }) } };
+}
+
+function addPullSecrets(patch: ServiceAccountPullSecretPatch, serviceAccount: KubernetesObject): KubernetesObject {
+  return { ...serviceAccount, imagePullSecrets: mergeByIdentity(asList(serviceAccount.imagePullSecrets), patch.imagePullSecrets) };
+}
+
+function child(parent: Record<string, unknown>, key: string): Record<string, unknown> {
+  const value = parent[key];
+  if (isValuesMap(value)) return value;
+  const created: Record<string, unknown> = {};
+  parent[key] = created;
+  return created;
+}
+
+function asList(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** `existing` plus every item of `added` not already in it (by JSON identity). */
+function mergeByIdentity(existing: readonly unknown[], added: readonly unknown[]): unknown[] {
+  const seen = new Set(existing.map((item) => JSON.stringify(item)));
+  return [...existing, ...added.filter((item) => !seen.has(JSON.stringify(item)))].map((item) => structuredClone(item));
+}

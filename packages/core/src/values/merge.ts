@@ -1,0 +1,96 @@
+/**
+ * Helm's values semantics, as pure functions.
+ *
+ * Helm layers values files: maps merge key by key, recursively; lists and scalars in a later
+ * layer replace the earlier value whole; a `null` in a later layer removes the key (Helm keeps the
+ * null while layering user files, and drops the key when it coalesces with the chart defaults).
+ * {@link mergeValues} keeps nulls, so layering is associative and a null still reaches Helm to
+ * delete a chart default; {@link effectiveValues} is what the chart finally sees.
+ */
+
+/** A Helm values tree. */
+export type Values = { [key: string]: unknown };
+
+/** True for a values map (a plain object, not a list or null). */
+export function isValuesMap(value: unknown): value is Values {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Layers `overlay` over `base` with Helm's rules, keeping `null` (a deletion) in the result. Inputs are not modified. */
+export function mergeValues(base: Values, overlay: Values): Values {
+  const out: Values = { ...base };
+  for (const [key, value] of Object.entries(overlay)) {
+    const current = out[key];
+    out[key] = isValuesMap(current) && isValuesMap(value) ? mergeValues(current, value) : clone(value);
+  }
+  return out;
+}
+
+/** Layers every argument in order (the first is the lowest). */
+export function mergeAll(...layers: readonly Values[]): Values {
+  return layers.reduce<Values>((acc, layer) => mergeValues(acc, layer), {});
+}
+
+/** The values a chart ends up with: the layers merged, then every `null` key removed. */
+export function effectiveValues(...layers: readonly Values[]): Values {
+  return stripNulls(mergeAll(...layers));
+}
+
+/** Removes keys whose value is `null`, at every depth of maps (lists are left as they are). */
+export function stripNulls(values: Values): Values {
+  const out: Values = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value === null) continue;
+    out[key] = isValuesMap(value) ? stripNulls(value) : value;
+  }
+  return out;
+}
+
+/** The value at `path`, or `undefined` when any step is missing or not a map. */
+export function getPath(values: unknown, path: readonly string[]): unknown {
+  let current: unknown = values;
+  for (const key of path) {
+    if (!isValuesMap(current) || !Object.hasOwn(current, key)) return undefined;
+    current = current[key];
+  }
+  return current;
+}
+
+/** A values tree with `value` at `path` (for building programmatic values). */
+export function atPath(path: readonly string[], value: unknown): Values {
+  if (path.length === 0) throw new Error('atPath needs a non-empty path');
+  let out: unknown = value;
+  for (let i = path.length - 1; i >= 0; i -= 1) out = { [path[i]!]: out };
+  return out as Values;
+}
+
+/** Every leaf of a values tree with its path; a list is a leaf. Empty maps are leaves too. */
+export function leaves(values: Values, prefix: readonly string[] = []): { path: string[]; value: unknown }[] {
+  const out: { path: string[]; value: unknown }[] = [];
+  for (const [key, value] of Object.entries(values)) {
+    const path = [...prefix, key];
+    if (isValuesMap(value) && Object.keys(value).length > 0) out.push(...leaves(value, path));
+    else out.push({ path, value });
+  }
+  return out;
+}
+
+/** Deep structural equality of JSON-like values. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => deepEqual(v, b[i]));
+  if (isValuesMap(a) && isValuesMap(b)) {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+function clone<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(clone) as T;
+  if (isValuesMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
+  return value;
+}
