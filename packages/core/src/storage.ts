@@ -58,7 +58,8 @@ export function storagePlan(input: StoragePlanInput): StoragePlan {
     ? { kind: 'oras', ref: source.harborRef, registry: source.harborRef.split('/')[0]! }
     : { kind: 'huggingface', repo: source.huggingFace!.repo, revision: source.huggingFace!.revision ?? null };
   const modelUri = source.modelUri ?? (weights.kind === 'huggingface' ? `hub/${weights.repo}` : '');
-  const layout = source.huggingFace ? 'hf-cache' : source.layout;
+  // A Hugging Face download is a plain directory (`--local-dir`).
+  const layout = source.huggingFace ? 'directory' : source.layout;
   const image =
     weights.kind === 'oras'
       ? onPrem && input.harborHostname
@@ -78,7 +79,8 @@ export function storagePlan(input: StoragePlanInput): StoragePlan {
     image,
     modelUri,
     layout,
-    expectPath: expectedPath(modelUri, layout),
+    // A Hugging Face download must at least bring the model's config.json.
+    expectPath: weights.kind === 'huggingface' ? `${modelUri}/config.json` : expectedPath(modelUri, layout),
   };
 }
 
@@ -117,16 +119,18 @@ ${SCRIPT_COMMIT}`;
 }
 
 /**
- * The Hugging Face download script (kserve platform; POSIX sh in an image with `hf` or
- * `huggingface-cli`). Same guarantees as {@link orasPullScript}. Inputs: `HF_REPO`,
- * `HF_REVISION` (optional), `EXPECT_PATH`, `MODEL_REF` (what the marker records), `HF_TOKEN`
- * (optional, from a Secret; never printed).
+ * The Hugging Face download script (kserve platform; POSIX sh in an image with the `hf` or
+ * `huggingface-cli` command of huggingface_hub). Same guarantees as {@link orasPullScript}; it
+ * downloads the repository as a plain directory (`--local-dir`), the form KServe serves from a
+ * PVC. Inputs: `HF_REPO`, `HF_REVISION` (optional), `MODEL_PATH` (the directory inside the
+ * volume), `EXPECT_PATH`, `MODEL_REF` (what the marker records), and `HF_TOKEN` (optional, from a
+ * Secret; huggingface_hub reads it itself, the script never prints it).
  */
 export function huggingFaceDownloadScript(): string {
   return `${SCRIPT_PRELUDE}
-log "downloading $HF_REPO\${HF_REVISION:+ at $HF_REVISION} into $MODEL_DIR"
+log "downloading $HF_REPO\${HF_REVISION:+ at $HF_REVISION} into $MODEL_DIR/$MODEL_PATH"
 if command -v hf >/dev/null 2>&1; then set -- hf download; else set -- huggingface-cli download; fi
-if ! HF_HUB_DISABLE_TELEMETRY=1 "$@" "$HF_REPO" \${HF_REVISION:+--revision "$HF_REVISION"} --cache-dir "$STAGING/hub" >/dev/null; then
+if ! HF_HUB_DISABLE_TELEMETRY=1 "$@" "$HF_REPO" \${HF_REVISION:+--revision "$HF_REVISION"} --local-dir "$STAGING/$MODEL_PATH" >/dev/null; then
   fail "download of $HF_REPO failed (see above); the Job retries"
 fi
 ${SCRIPT_COMMIT}`;

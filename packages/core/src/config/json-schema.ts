@@ -11,7 +11,8 @@ export function stackFileJsonSchema(): Record<string, unknown> {
   const inner = z.toJSONSchema(stackConfigSchema, {
     io: 'input',
     target: 'draft-2020-12',
-    unrepresentable: 'throw',
+    // The only custom type is the secret, which the override below describes.
+    unrepresentable: 'any',
     override: (ctx) => {
       if (ctx.zodSchema === secretSchema) {
         for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];

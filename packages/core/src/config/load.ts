@@ -167,13 +167,13 @@ type ZodIssue = z.core.$ZodIssue;
 /** Turns one zod issue into our issues, with a message a person can act on. */
 function fromZodIssue(issue: ZodIssue, locate: ConfigLocator): Issue[] {
   const path = issue.path.filter((s): s is string | number => typeof s !== 'symbol');
+  const missing = (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union') && issue.input === undefined;
+  if (missing) return [locate('config.missing-key', path, 'is required')];
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => locate('config.unknown-key', [...path, key], `unknown key "${key}"${didYouMean(key, knownKeysAt(path))}`));
-    case 'invalid_type': {
-      if (issue.input === undefined) return [locate('config.missing-key', path, 'is required')];
+    case 'invalid_type':
       return [locate('config.invalid', path, `must be ${article(issue.expected)}, not ${describe(issue.input)}`)];
-    }
     case 'invalid_value':
       return [locate('config.invalid', path, `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, not ${describe(issue.input)}`)];
     case 'invalid_union':

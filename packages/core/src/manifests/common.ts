@@ -8,7 +8,7 @@ import {
   PULL_JOB_UID,
 } from '../constants.ts';
 import type { StoragePlan } from '../storage.ts';
-import { expectedPath, huggingFaceDownloadScript, orasPullScript } from '../storage.ts';
+import { huggingFaceDownloadScript, orasPullScript } from '../storage.ts';
 import { nodeAffinityFor, type Toleration } from '../values/scheduling.ts';
 
 /**
@@ -120,13 +120,13 @@ export function modelJobManifest(args: ModelJobArgs) {
   const env: { name: string; value?: string; valueFrom?: unknown }[] = [
     { name: 'MODEL_DIR', value: storage.mountPath },
     { name: 'MODEL_REF', value: sourceRef(storage) },
-    { name: 'EXPECT_PATH', value: expectedPath(storage.modelUri, storage.layout) },
+    { name: 'EXPECT_PATH', value: storage.expectPath },
     { name: 'HOME', value: '/tmp' },
   ];
   if (oras) env.push({ name: 'REGISTRY_CONFIG', value: '/etc/registry-auth/config.json' });
   else {
     if (storage.source.kind === 'huggingface') {
-      env.push({ name: 'HF_REPO', value: storage.source.repo });
+      env.push({ name: 'HF_REPO', value: storage.source.repo }, { name: 'MODEL_PATH', value: storage.modelUri });
       if (storage.source.revision) env.push({ name: 'HF_REVISION', value: storage.source.revision });
     }
     env.push({ name: 'HF_HUB_DISABLE_PROGRESS_BARS', value: '1' });

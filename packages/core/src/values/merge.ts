@@ -18,9 +18,16 @@ export function isValuesMap(value: unknown): value is Values {
   return proto === Object.prototype || proto === null;
 }
 
-/** Layers `overlay` over `base` with Helm's rules, keeping `null` (a deletion) in the result. Inputs are not modified. */
+/**
+ * Layers `overlay` over `base` with Helm's rules, keeping `null` (a deletion) in the result.
+ * Inputs are not modified.
+ *
+ * Layering is associative where the layers agree on which keys hold maps. A scalar, list or null
+ * over a map replaces it, and a later map starts afresh, so Helm's left-to-right order matters:
+ * `{a:{x:1}}`, `{a:0}`, `{a:{}}` gives `{a:{}}` left to right, but `{a:{x:1}}` right first.
+ */
 export function mergeValues(base: Values, overlay: Values): Values {
-  const out: Values = { ...base };
+  const out: Values = clone(base);
   for (const [key, value] of Object.entries(overlay)) {
     const current = out[key];
     out[key] = isValuesMap(current) && isValuesMap(value) ? mergeValues(current, value) : clone(value);

@@ -27,10 +27,14 @@ export function requirementValues(requirements: readonly Requirement[]): Values 
 export function findConflicts(file: ValuesFile | undefined, requirements: readonly Requirement[], forbidden: readonly Forbidden[] = []): Issue[] {
   if (!file) return [];
   const issues: Issue[] = [];
+  const blocked = new Set<string>();
   for (const requirement of requirements) {
     const blocking = blockingPrefix(file.values, requirement.path);
     if (blocking) {
       const { path, value } = blocking;
+      // One message per blocking key, however many requirements sit under it.
+      if (blocked.has(path.join('\0'))) continue;
+      blocked.add(path.join('\0'));
       issues.push(
         file.source.issue('values.conflict', path, `is ${show(value)} in the values file, but the stack needs ${formatPath(requirement.path)} = ${show(requirement.value)} (${requirement.reason}); remove it from the file`),
       );

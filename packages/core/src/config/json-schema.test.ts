@@ -1,0 +1,26 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stackFileJsonSchema } from './json-schema.ts';
+
+const COMMITTED = join(import.meta.dirname, '..', '..', 'stack-config.schema.json');
+
+describe('the stack file JSON Schema', () => {
+  const schema = stackFileJsonSchema();
+
+  it('matches the committed stack-config.schema.json (regenerate: npm run schema -w @app-serving/core)', () => {
+    const generated = `${JSON.stringify(schema, null, 2)}\n`;
+    if (process.env.UPDATE_SCHEMA === '1') writeFileSync(COMMITTED, generated);
+    expect(readFileSync(COMMITTED, 'utf8')).toBe(generated);
+  });
+
+  it('describes every app-serving key under config, and secrets as secure values', () => {
+    const config = (schema.properties as { config: { properties: Record<string, Record<string, unknown>>; required: string[] } }).config;
+    expect(Object.keys(config.properties).sort()).toEqual(
+      ['charts', 'cloudProvider', 'gpuToleration', 'harborHostname', 'harborToken', 'harborUser', 'hfToken', 'kserve', 'kubeconfig', 'models', 'platform'].map((k) => `app-serving:${k}`),
+    );
+    expect(config.required).toEqual(['app-serving:cloudProvider', 'app-serving:models']);
+    expect(config.properties['app-serving:harborToken']).toMatchObject({ type: 'object', properties: { secure: { type: 'string' } }, required: ['secure'] });
+    expect(config.properties['app-serving:cloudProvider']).toMatchObject({ enum: ['cloud', 'on-prem'] });
+  });
+});

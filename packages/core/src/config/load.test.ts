@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import { isStackError, type Issue } from '../errors.ts';
+import { isSecret } from '../secret.ts';
+import { loadStackConfigFromMap, loadStackFile, parseStackFile, stackNameFromFile } from './load.ts';
+import { join } from 'node:path';
+import { tempRepo } from '../../test/helpers.ts';
+
+function issuesOf(fn: () => unknown): Issue[] {
+  try {
+    fn();
+  } catch (error) {
+    if (isStackError(error)) return [...error.issues];
+    throw error;
+  }
+  throw new Error('expected a StackError');
+}
+
+const CLOUD = `config:
+  app-serving:cloudProvider: cloud
+  app-serving:models:
+    generative:
+      - name: Sim
+`;
+
+describe('parseStackFile', () => {
+  it('reads app-serving keys, applies defaults and ignores other namespaces', () => {
+    const config = parseStackFile(`${CLOUD}  kubernetes:context: kind\n`, 'Pulumi.dev.yaml');
+    expect(config.stackName).toBe('dev');
+    expect(config.cloudProvider).toBe('cloud');
+    expect(config.platform).toBe('llm-d');
+    expect(config.models.generative).toEqual([{ name: 'Sim', enabled: true, nodeSelector: {} }]);
+    expect(config.models.embedder).toEqual([]);
+  });
+
+  it('treats bare keys as keys of the app-serving project, as Pulumi does', () => {
+    const config = parseStackFile('config:\n  cloudProvider: cloud\n  models: {}\n', 'Pulumi.dev.yaml');
+    expect(config.cloudProvider).toBe('cloud');
+  });
+
+  it('rejects a key given both bare and namespaced', () => {
+    const issues = issuesOf(() => parseStackFile(`${CLOUD}  cloudProvider: cloud\n`, 'Pulumi.dev.yaml'));
+    expect(issues).toEqual([expect.objectContaining({ code: 'config.invalid', path: 'cloudProvider', line: 6 })]);
+  });
+
+  it('recognises secure values as secrets without decrypting them', () => {
+    const config = parseStackFile(
+      `${CLOUD}  app-serving:harborHostname: harbor.local\n  app-serving:harborUser: robot\n  app-serving:harborToken:\n    secure: v1:abc\n`,
+      'Pulumi.dev.yaml',
+    );
+    expect(isSecret(config.harborToken)).toBe(true);
+    expect(config.harborToken!.encrypted).toBe(true);
+    expect(JSON.stringify(config)).not.toContain('v1:abc');
+  });
+
+  it('refuses a plaintext token and says how to set it', () => {
+    const issues = issuesOf(() => parseStackFile(`${CLOUD}  app-serving:harborToken: hunter2\n`, 'Pulumi.dev.yaml'));
+    expect(issues).toEqual([
+      {
+        code: 'config.not-secret',
+        path: 'harborToken',
+        message: 'must be a secret, not plain text in the stack file: run `pulumi config set --secret harborToken <value>`',
+        file: 'Pulumi.dev.yaml',
+        line: 6,
+      },
+    ]);
+    expect(JSON.stringify(issues)).not.toContain('hunter2');
+  });
+
+  it('accepts a kubeconfig path or a kubeconfig secret', () => {
+    expect(parseStackFile(`${CLOUD}  app-serving:kubeconfig: ~/.kube/config\n`, 'P.yaml').kubeconfig).toBe('~/.kube/config');
+    expect(isSecret(parseStackFile(`${CLOUD}  app-serving:kubeconfig:\n    secure: v1:x\n`, 'P.yaml').kubeconfig)).toBe(true);
+  });
+
+  it('reports every problem in one pass, each with its line', () => {
+    const issues = issuesOf(() =>
+      parseStackFile(
+        `config:
+  app-serving:cloudProvider: clouds
+  app-serving:modles: {}
+  app-serving:models:
+    generative:
+      - name: Sim
+        enabeld: true
+        modelSource:
+          harborRef: harbor.local/ai/m:1
+          modelUri: hub/o/m
+          storageSize: 40 GB
+`,
+        'Pulumi.dev.yaml',
+      ),
+    );
+    expect(issues.map(({ code, path, line }) => ({ code, path, line }))).toEqual([
+      { code: 'config.invalid', path: 'cloudProvider', line: 2 },
+      { code: 'config.unknown-key', path: 'modles', line: 3 },
+      { code: 'config.unknown-key', path: 'models.generative[0].enabeld', line: 7 },
+      { code: 'config.invalid', path: 'models.generative[0].modelSource.storageSize', line: 11 },
+    ]);
+    expect(issues[0]!.message).toBe('must be one of "cloud", "on-prem", not "clouds"');
+    expect(issues[1]!.message).toBe('unknown key "app-serving:modles" (did you mean "models"?)');
+    expect(issues[2]!.message).toBe('unknown key "enabeld" (did you mean "enabled"?)');
+    expect(issues[3]!.message).toBe('"40 GB" must be a Kubernetes quantity such as 40Gi or 500Mi');
+  });
+
+  it('says a required key is missing', () => {
+    const issues = issuesOf(() => parseStackFile('config:\n  app-serving:models: {}\n', 'P.yaml'));
+    expect(issues).toEqual([{ code: 'config.missing-key', path: 'cloudProvider', message: 'is required', file: 'P.yaml', line: 1 }]);
+  });
+
+  it('reports wrong types in words', () => {
+    const issues = issuesOf(() => parseStackFile('config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative: {}\n', 'P.yaml'));
+    expect(issues).toEqual([expect.objectContaining({ path: 'models.generative', message: 'must be a list, not a mapping', line: 4 })]);
+  });
+
+  it('needs a config section in a mapping', () => {
+    expect(issuesOf(() => parseStackFile('- a\n', 'P.yaml'))).toEqual([expect.objectContaining({ code: 'yaml.not-a-map' })]);
+    expect(issuesOf(() => parseStackFile('encryptionsalt: x\n', 'P.yaml'))).toEqual([expect.objectContaining({ code: 'config.missing-key', path: 'config' })]);
+    expect(issuesOf(() => parseStackFile('config: 3\n', 'P.yaml'))).toEqual([expect.objectContaining({ code: 'config.invalid', path: 'config' })]);
+  });
+
+  it('turns YAML syntax errors into issues', () => {
+    expect(issuesOf(() => parseStackFile('config:\n  a: [\n', 'P.yaml'))[0]).toMatchObject({ code: 'yaml.syntax', file: 'P.yaml' });
+  });
+});
+
+describe('loadStackFile', () => {
+  it('reads the file from disk and names it in messages', () => {
+    const dir = tempRepo({ 'Pulumi.prod.yaml': CLOUD });
+    const config = loadStackFile(join(dir, 'Pulumi.prod.yaml'), 'Pulumi.prod.yaml');
+    expect(config.stackName).toBe('prod');
+    expect(config.file).toBe('Pulumi.prod.yaml');
+  });
+
+  it('reports a missing file as an issue', () => {
+    expect(issuesOf(() => loadStackFile('/nonexistent/Pulumi.x.yaml'))).toEqual([
+      { code: 'file.unreadable', path: '', message: 'cannot read the stack file: ENOENT', file: '/nonexistent/Pulumi.x.yaml' },
+    ]);
+  });
+});
+
+describe('loadStackConfigFromMap', () => {
+  it('decodes the JSON strings a Pulumi program hands over and wraps secret keys', () => {
+    const config = loadStackConfigFromMap(
+      {
+        'app-serving:cloudProvider': 'on-prem',
+        'app-serving:kubeconfig': '~/.kube/rke2.yaml',
+        'app-serving:harborHostname': 'harbor.local',
+        'app-serving:harborUser': 'robot$puller',
+        'app-serving:harborToken': 'hunter2',
+        'app-serving:models': JSON.stringify({ generative: [{ name: 'A', nodeSelector: { workload: 'gpu' } }] }),
+        'kubernetes:context': 'ignored',
+      },
+      { stackName: 'prod' },
+    );
+    expect(config.file).toBe('Pulumi.prod.yaml');
+    expect(config.models.generative[0]!.nodeSelector).toEqual({ workload: 'gpu' });
+    expect(isSecret(config.harborToken)).toBe(true);
+    expect(config.harborToken!.reveal()).toBe('hunter2');
+    expect(JSON.stringify(config)).not.toContain('hunter2');
+  });
+
+  it('reports problems by key path, without lines', () => {
+    const issues = issuesOf(() => loadStackConfigFromMap({ 'app-serving:cloudProvider': 'cloud', 'app-serving:models': '{"generative": [{"nam": "x"}]}' }, { stackName: 's' }));
+    expect(issues.map((i) => [i.code, i.path, i.line])).toEqual([
+      ['config.unknown-key', 'models.generative[0].nam', undefined],
+      ['config.missing-key', 'models.generative[0].name', undefined],
+    ]);
+  });
+});
+
+describe('stackNameFromFile', () => {
+  it('takes the stack from Pulumi.<stack>.yaml', () => {
+    expect(stackNameFromFile('/a/Pulumi.my-stack.yaml')).toBe('my-stack');
+    expect(stackNameFromFile('/a/Pulumi.x.yml')).toBe('x');
+    expect(stackNameFromFile('/a/stack.yaml')).toBe('stack');
+  });
+});

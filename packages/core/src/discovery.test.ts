@@ -1,0 +1,143 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { llmdModel, tempRepo } from '../test/helpers.ts';
+import { parseStackFile } from './config/load.ts';
+import { discoverModels, listModelFolders } from './discovery.ts';
+import { isStackError, type Issue } from './errors.ts';
+
+const stack = (models: string, extra = '') => parseStackFile(`config:\n  app-serving:cloudProvider: cloud\n${extra}  app-serving:models:\n${models}`, 'Pulumi.t.yaml');
+
+function discoveryIssues(dir: string, models: string, extra = ''): Pick<Issue, 'code' | 'path' | 'message'>[] {
+  try {
+    discoverModels(stack(models, extra), join(dir, 'models'));
+  } catch (error) {
+    if (isStackError(error)) return error.issues.map(({ code, path, message }) => ({ code, path, message }));
+    throw error;
+  }
+  return [];
+}
+
+describe('discoverModels', () => {
+  it('finds each enabled model with its slug and parsed values', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'Qwen', 'qwen'), ...llmdModel('embedder', 'Bge', 'bge'), 'models/generative/Qwen/README.md': 'notes' });
+    const found = discoverModels(stack('    generative:\n      - name: Qwen\n    embedder:\n      - name: Bge\n'), join(dir, 'models'));
+    expect(found.map(({ category, index, platform, slug }) => ({ category, index, platform, slug }))).toEqual([
+      { category: 'generative', index: 0, platform: 'llm-d', slug: 'qwen' },
+      { category: 'embedder', index: 0, platform: 'llm-d', slug: 'bge' },
+    ]);
+    expect(found[0]!.values.gaie!.values).toEqual({ inferenceExtension: { replicas: 1 } });
+    expect(found[0]!.values.modelService!.file).toMatch(/models\/generative\/Qwen\/ms-qwen\/values\.yaml$/);
+    expect(found[0]!.values.infra).toBeUndefined();
+  });
+
+  it('never reads a disabled model', () => {
+    const dir = tempRepo({ 'models/generative/Broken/gaie-x/values.yaml': ': : :' });
+    expect(discoverModels(stack('    generative:\n      - name: Broken\n        enabled: false\n      - name: Missing\n        enabled: false\n'), join(dir, 'models'))).toEqual([]);
+  });
+
+  it('reads an optional infra values file with the same slug', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'Q', 'q'), 'models/generative/Q/infra-q/values.yaml': 'gateway:\n  service:\n    type: LoadBalancer\n' });
+    expect(discoverModels(stack('    generative:\n      - name: Q\n'), join(dir, 'models'))[0]!.values.infra!.values).toEqual({ gateway: { service: { type: 'LoadBalancer' } } });
+  });
+
+  it('reads the kserve folder for a kserve model, and only that', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'Q', 'q'), 'models/generative/Q/kserve-q/values.yaml': 'replicas: 2\n' });
+    const [model] = discoverModels(stack('    generative:\n      - name: Q\n        platform: kserve\n'), join(dir, 'models'));
+    expect(model!.platform).toBe('kserve');
+    expect(Object.keys(model!.values)).toEqual(['kserve']);
+  });
+
+  it('treats an empty values file as empty values', () => {
+    const dir = tempRepo({ 'models/generative/Q/gaie-q/values.yaml': '', 'models/generative/Q/ms-q/values.yaml': '# only a comment\n' });
+    const [model] = discoverModels(stack('    generative:\n      - name: Q\n'), join(dir, 'models'));
+    expect(model!.values.gaie!.values).toEqual({});
+  });
+
+  it('names a missing folder and suggests the closest one', () => {
+    const dir = tempRepo(llmdModel('generative', 'Qwen3-0.6B', 'q'));
+    expect(discoveryIssues(dir, '    generative:\n      - name: Qwen3-0.6b\n')).toEqual([
+      { code: 'model.not-found', path: 'models.generative[0].name', message: `no model folder ${join(dir, 'models/generative/Qwen3-0.6b')} (did you mean "Qwen3-0.6B"?)` },
+    ]);
+  });
+
+  it('says when a model sits under the other category', () => {
+    const dir = tempRepo(llmdModel('embedder', 'Bge', 'bge'));
+    expect(discoveryIssues(dir, '    generative:\n      - name: Bge\n')[0]!.message).toBe(
+      `no model folder ${join(dir, 'models/generative/Bge')} (it is in ${join(dir, 'models/embedder')}: list it under models.embedder)`,
+    );
+  });
+
+  it('tells how to create an unknown model', () => {
+    const dir = tempRepo({});
+    expect(discoveryIssues(dir, '    generative:\n      - name: New\n')[0]!.message).toMatch(/\(create it with: app-serving new-model New --category generative --slug <slug>\)$/);
+  });
+
+  it('reports missing and doubled values folders', () => {
+    const dir = tempRepo({
+      'models/generative/A/gaie-a/values.yaml': '',
+      'models/generative/B/gaie-b/values.yaml': '',
+      'models/generative/B/gaie-b2/values.yaml': '',
+      'models/generative/B/ms-b/values.yaml': '',
+    });
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n      - name: B\n').map((i) => [i.code, i.path])).toEqual([
+      ['model.values-missing', 'models.generative[0].name'],
+      ['model.values-ambiguous', 'models.generative[1].name'],
+    ]);
+  });
+
+  it('reports a folder without values.yaml', () => {
+    const dir = tempRepo({ 'models/generative/A/gaie-a/README.md': '', 'models/generative/A/ms-a/values.yaml': '' });
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n')).toEqual([
+      { code: 'model.values-missing', path: 'models.generative[0].name', message: `${join(dir, 'models/generative/A/gaie-a')} has no values.yaml` },
+    ]);
+  });
+
+  it('reports different slugs in one folder and invalid slugs', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'A', 'a'), 'models/generative/A/ms-b/values.yaml': '', ...llmdModel('generative', 'B', 'Bad_Slug') });
+    const found = discoveryIssues(dir, '    generative:\n      - name: A\n      - name: B\n');
+    expect(found.map((i) => i.code)).toEqual(['model.values-ambiguous', 'slug.invalid']);
+    const dir2 = tempRepo({ 'models/generative/A/gaie-a/values.yaml': '', 'models/generative/A/ms-b/values.yaml': '' });
+    expect(discoveryIssues(dir2, '    generative:\n      - name: A\n')[0]!.code).toBe('model.slug-mismatch');
+  });
+
+  it('rejects a slug used twice in the stack', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'A', 'same'), ...llmdModel('embedder', 'B', 'same') });
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n    embedder:\n      - name: B\n')).toEqual([
+      {
+        code: 'slug.duplicate',
+        path: 'models.embedder[0].name',
+        message: 'slug "same" is already used by generative/A; every model of a stack needs its own slug (rename the values folders of one of them)',
+      },
+    ]);
+  });
+
+  it('reports YAML errors in values files with their own file and line', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'A', 'a', 'decode:\n  replicas: [1\n') });
+    try {
+      discoverModels(stack('    generative:\n      - name: A\n'), join(dir, 'models'));
+      expect.unreachable();
+    } catch (error) {
+      if (!isStackError(error)) throw error;
+      expect(error.issues[0]).toMatchObject({ code: 'yaml.syntax', file: expect.stringMatching(/ms-a\/values\.yaml$/) });
+      expect(error.issues[0]!.line).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('rejects a values file that is not a mapping', () => {
+    const dir = tempRepo(llmdModel('generative', 'A', 'a', '- one\n- two\n'));
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n')).toEqual([{ code: 'yaml.not-a-map', path: '', message: 'a values file must be a YAML mapping of chart values' }]);
+  });
+
+  it('collects the problems of every model in one pass', () => {
+    const dir = tempRepo({});
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n      - name: B\n    embedder:\n      - name: C\n')).toHaveLength(3);
+  });
+});
+
+describe('listModelFolders', () => {
+  it('lists the model folders of a category, sorted', () => {
+    const dir = tempRepo({ ...llmdModel('generative', 'B', 'b'), ...llmdModel('generative', 'A', 'a') });
+    expect(listModelFolders(join(dir, 'models'), 'generative')).toEqual(['A', 'B']);
+    expect(listModelFolders(join(dir, 'models'), 'embedder')).toEqual([]);
+  });
+});

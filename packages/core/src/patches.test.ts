@@ -1,0 +1,92 @@
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { applyPatches, patchApplies, patchTarget, type KubernetesObject, type PostRenderPatch } from './patches.ts';
+
+/** The parametersRef ConfigMap llm-d-infra v1.3.10 renders for an Istio Gateway. */
+function gatewayConfigMap(name: string): KubernetesObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, labels: { 'app.kubernetes.io/gateway': name } },
+    data: {
+      deployment:
+        'spec:\n  template:\n    spec:\n      containers:\n      - name: istio-proxy\n        args:\n          - proxy\n          - router\n        resources:\n          limits:\n            cpu: "2"\n',
+      service: 'spec:\n  type: "ClusterIP"\n',
+    },
+  };
+}
+
+const AFFINITY = {
+  nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'workload', operator: 'In' as const, values: ['gpu'] }] }] } },
+};
+const placement: PostRenderPatch = {
+  kind: 'gateway-pod-placement',
+  configMap: 'infra-m-inference-gateway',
+  affinity: AFFINITY,
+  tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+  imagePullSecrets: [{ name: 'harbor-creds' }],
+};
+
+describe('gateway pod placement', () => {
+  it('adds affinity, tolerations and pull secrets to the deployment overlay, keeping the chart parts', () => {
+    const patched = applyPatches([placement], gatewayConfigMap('infra-m-inference-gateway'));
+    const data = patched.data as Record<string, string>;
+    expect(parse(data.deployment!)).toEqual({
+      spec: {
+        template: {
+          spec: {
+            containers: [{ name: 'istio-proxy', args: ['proxy', 'router'], resources: { limits: { cpu: '2' } } }],
+            affinity: AFFINITY,
+            tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+            imagePullSecrets: [{ name: 'harbor-creds' }],
+          },
+        },
+      },
+    });
+    expect(data.service).toBe('spec:\n  type: "ClusterIP"\n');
+    expect(patched.metadata).toEqual({ name: 'infra-m-inference-gateway', labels: { 'app.kubernetes.io/gateway': 'infra-m-inference-gateway' } });
+  });
+
+  it('is idempotent: applying twice adds nothing more', () => {
+    const once = applyPatches([placement], gatewayConfigMap('infra-m-inference-gateway'));
+    expect(applyPatches([placement], once)).toEqual(once);
+  });
+
+  it('creates the overlay when the ConfigMap has none', () => {
+    const patched = applyPatches([{ kind: 'gateway-pod-placement', configMap: 'gw', imagePullSecrets: [{ name: 's' }] }], { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gw' } });
+    expect(parse((patched.data as Record<string, string>).deployment!)).toEqual({ spec: { template: { spec: { imagePullSecrets: [{ name: 's' }] } } } });
+  });
+
+  it('does not mutate the object it was given', () => {
+    const original = gatewayConfigMap('infra-m-inference-gateway');
+    const copy = structuredClone(original);
+    applyPatches([placement], original);
+    expect(original).toEqual(copy);
+  });
+
+  it('leaves every other object alone (same reference)', () => {
+    for (const other of [gatewayConfigMap('another-gateway'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'infra-m-inference-gateway' } }]) {
+      expect(applyPatches([placement], other)).toBe(other);
+    }
+  });
+});
+
+describe('EPP ServiceAccount pull secret', () => {
+  const patch: PostRenderPatch = { kind: 'service-account-pull-secret', serviceAccount: 'gaie-m-epp', imagePullSecrets: [{ name: 'harbor-creds' }] };
+
+  it('adds the pull secret to the named ServiceAccount', () => {
+    const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gaie-m-epp', namespace: 'llm-d-m' } };
+    expect(applyPatches([patch], sa)).toEqual({ ...sa, imagePullSecrets: [{ name: 'harbor-creds' }] });
+  });
+
+  it('keeps existing pull secrets and does not repeat one', () => {
+    const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gaie-m-epp' }, imagePullSecrets: [{ name: 'a' }, { name: 'harbor-creds' }] };
+    expect(applyPatches([patch], sa).imagePullSecrets).toEqual([{ name: 'a' }, { name: 'harbor-creds' }]);
+  });
+
+  it('targets only that ServiceAccount', () => {
+    expect(patchTarget(patch)).toEqual({ apiVersion: 'v1', kind: 'ServiceAccount', name: 'gaie-m-epp' });
+    expect(patchApplies(patch, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'other' } })).toBe(false);
+    expect(patchApplies(patch, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gaie-m-epp' } })).toBe(false);
+  });
+});

@@ -1,0 +1,276 @@
+import { describe, expect, it } from 'vitest';
+import { valuesFile } from '../../test/helpers.ts';
+import { llmdNames } from '../names.ts';
+import { llmdValues, modelArtifactsUri, type LlmdValuesInput } from './llmd.ts';
+
+const names = llmdNames('m1');
+const GAIE = 'gaie-m1/values.yaml';
+const MS = 'ms-m1/values.yaml';
+const INFRA = 'infra-m1/values.yaml';
+
+function build(overrides: Partial<LlmdValuesInput> & { ms?: string; gaie?: string; infra?: string } = {}) {
+  const { ms, gaie, infra, ...rest } = overrides;
+  return llmdValues({
+    names,
+    category: 'generative',
+    files: {
+      gaie: valuesFile(GAIE, gaie ?? 'inferenceExtension:\n  replicas: 1\n'),
+      modelService: valuesFile(MS, ms ?? 'modelArtifacts:\n  name: org/model\n'),
+      ...(infra !== undefined && { infra: valuesFile(INFRA, infra) }),
+    },
+    nodeSelector: {},
+    ...rest,
+  });
+}
+
+const AFFINITY_TERMS = [{ matchExpressions: [{ key: 'workload', operator: 'In', values: ['gpu'] }] }];
+
+describe('llmdValues: modelservice', () => {
+  it('adds the pod labels and keeps the file values', () => {
+    const result = build();
+    expect(result.issues).toEqual([]);
+    expect(result.values.modelService).toEqual({
+      modelArtifacts: { name: 'org/model', labels: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'm1' } },
+    });
+    expect(result.podLabels).toEqual({ 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'm1' });
+    expect(result.servedModelName).toBe('org/model');
+  });
+
+  it('adds node affinity, the GPU toleration and the pull secret on decode and prefill, keeping the file lists', () => {
+    const result = build({
+      ms: 'decode:\n  tolerations:\n    - key: other\n      operator: Exists\n  extraConfig:\n    imagePullSecrets:\n      - name: mine\n',
+      nodeSelector: { workload: 'gpu' },
+      toleration: { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+      pullSecret: 'harbor-creds',
+    });
+    expect(result.issues).toEqual([]);
+    const ms = result.values.modelService as Record<string, Record<string, unknown>>;
+    expect(ms.decode).toEqual({
+      tolerations: [
+        { key: 'other', operator: 'Exists' },
+        { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+      ],
+      extraConfig: {
+        imagePullSecrets: [{ name: 'mine' }, { name: 'harbor-creds' }],
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: AFFINITY_TERMS } } },
+      },
+    });
+    expect(ms.prefill).toEqual({
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+      extraConfig: {
+        imagePullSecrets: [{ name: 'harbor-creds' }],
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: AFFINITY_TERMS } } },
+      },
+    });
+  });
+
+  it('does not add a toleration twice', () => {
+    const toleration = { key: 'dedicated', operator: 'Equal' as const, value: 'gpu', effect: 'NoSchedule' as const };
+    const result = build({ ms: 'decode:\n  tolerations:\n    - {key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}\n', toleration });
+    expect((result.values.modelService.decode as { tolerations: unknown[] }).tolerations).toEqual([toleration]);
+  });
+
+  it('sets the PVC URI from modelSource, defaults the served name and a writable hub cache', () => {
+    const artifacts = { uri: modelArtifactsUri('m1-model', 'hub/Qwen/Qwen3-0.6B', 'hf-cache'), layout: 'hf-cache' as const, modelUri: 'hub/Qwen/Qwen3-0.6B' };
+    expect(artifacts.uri).toBe('pvc+hf://m1-model/hub/Qwen/Qwen3-0.6B');
+    const result = build({ ms: 'routing:\n  servicePort: 8000\n', artifacts });
+    expect(result.values.modelService.modelArtifacts).toEqual({
+      readOnly: false,
+      name: 'Qwen/Qwen3-0.6B',
+      labels: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'm1' },
+      uri: 'pvc+hf://m1-model/hub/Qwen/Qwen3-0.6B',
+    });
+    expect(modelArtifactsUri('m1-model', 'models/qwen', 'directory')).toBe('pvc://m1-model/models/qwen');
+  });
+
+  it('accepts a file that repeats the required URI, and rejects one that contradicts it', () => {
+    const artifacts = { uri: 'pvc+hf://m1-model/hub/o/m', layout: 'hf-cache' as const, modelUri: 'hub/o/m' };
+    expect(build({ ms: 'modelArtifacts:\n  uri: pvc+hf://m1-model/hub/o/m\n', artifacts }).issues).toEqual([]);
+    expect(build({ ms: 'modelArtifacts:\n  uri: hf://o/m\n', artifacts }).issues).toEqual([
+      {
+        code: 'values.conflict',
+        path: 'modelArtifacts.uri',
+        message: 'is "hf://o/m" in the values file, but the stack sets "pvc+hf://m1-model/hub/o/m" (modelSource puts the weights on the PVC m1-model); remove it from the file',
+        file: MS,
+        line: 2,
+      },
+    ]);
+  });
+
+  it('rejects a label value that contradicts the slug, and a labels map replaced by a scalar', () => {
+    expect(build({ ms: 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n' }).issues.map((i) => [i.code, i.path, i.line])).toEqual([
+      ['values.conflict', 'modelArtifacts.labels["llm-d.ai/model"]', 3],
+    ]);
+    expect(build({ ms: 'modelArtifacts: none\n' }).issues.map((i) => [i.code, i.path, i.line])).toEqual([
+      ['values.conflict', 'modelArtifacts', 1],
+    ]);
+  });
+
+  it('rejects a null that would delete a required value', () => {
+    expect(build({ ms: 'modelArtifacts:\n  labels: null\n' }).issues).toEqual([
+      {
+        code: 'values.conflict',
+        path: 'modelArtifacts.labels',
+        message:
+          'is null in the values file, but the stack needs modelArtifacts.labels["llm-d.ai/inference-serving"] = "true" (the InferencePool and the embeddings Service select the model pods by this label); remove it from the file',
+        file: MS,
+        line: 2,
+      },
+    ]);
+  });
+
+  it('rejects renaming overrides and a second affinity source', () => {
+    const result = build({ ms: 'fullnameOverride: short\ndecode:\n  acceleratorTypes:\n    labelKey: gpu-type\n', nodeSelector: { workload: 'gpu' } });
+    expect(result.issues.map((i) => [i.path, i.line])).toEqual([
+      ['decode.acceleratorTypes.labelKey', 4],
+      ['fullnameOverride', 1],
+    ]);
+    expect(result.issues[1]!.message).toBe('must not be set (the decode Deployment must be named ms-m1-llm-d-modelservice-decode); remove it from the file');
+  });
+
+  it('rejects keys the chart schema rejects, with a suggestion', () => {
+    expect(build({ ms: 'modelArtifacts:\n  nmae: x\nrouting:\n  parentRefs: []\n' }).issues).toEqual([
+      expect.objectContaining({ code: 'values.unknown-key', path: 'modelArtifacts.nmae', line: 2, message: expect.stringMatching(/^llm-d-modelservice v0.4.12 does not accept this key \(did you mean "name"\?\)/) }),
+      expect.objectContaining({ code: 'values.unknown-key', path: 'routing.parentRefs', line: 4 }),
+    ]);
+  });
+
+  it('rejects wrong types of the keys it reads', () => {
+    expect(build({ ms: 'routing:\n  servicePort: "8000"\ndecode:\n  tolerations: {}\n' }).issues.map((i) => [i.code, i.path, i.message])).toEqual([
+      ['values.invalid', 'routing.servicePort', 'must be a port number (1–65535), not "8000"'],
+      ['values.invalid', 'decode.tolerations', 'must be a list of tolerations, not {}'],
+    ]);
+  });
+
+  it('computes the ports vLLM listens on', () => {
+    expect(build()).toMatchObject({ servicePort: 8000, decodePort: 8200 });
+    expect(build({ ms: 'routing:\n  proxy:\n    enabled: false\n' })).toMatchObject({ servicePort: 8000, decodePort: 8000 });
+    expect(build({ ms: 'routing:\n  servicePort: 8200\n  proxy:\n    enabled: false\n' })).toMatchObject({ servicePort: 8200, decodePort: 8200 });
+    expect(build({ ms: 'routing:\n  proxy:\n    targetPort: 9000\n' })).toMatchObject({ decodePort: 9000 });
+  });
+
+  it('counts replicas as the chart does', () => {
+    expect(build()).toMatchObject({ decodeReplicas: 1, prefillReplicas: 0 });
+    expect(build({ ms: 'decode:\n  replicas: 3\nprefill:\n  replicas: 2\n' })).toMatchObject({ decodeReplicas: 3, prefillReplicas: 2 });
+    expect(build({ ms: 'prefill:\n  create: false\n  replicas: 2\n' })).toMatchObject({ prefillReplicas: 0 });
+  });
+});
+
+describe('llmdValues: GAIE', () => {
+  it('wires the pool to the model pods and the Istio DestinationRule to the EPP', () => {
+    const result = build({ ms: 'routing:\n  servicePort: 8200\n' });
+    expect(result.values.gaie).toEqual({
+      provider: {
+        name: 'istio',
+        istio: {
+          destinationRule: {
+            host: 'gaie-m1-epp.llm-d-m1.svc.cluster.local',
+            trafficPolicy: {
+              connectionPool: {
+                http: { http1MaxPendingRequests: 256000, maxRequestsPerConnection: 256000, http2MaxRequests: 256000, idleTimeout: '900s' },
+                tcp: { maxConnections: 256000, maxConnectionDuration: '1800s', connectTimeout: '900s' },
+              },
+            },
+          },
+        },
+      },
+      inferenceExtension: { replicas: 1 },
+      inferencePool: {
+        modelServers: { matchLabels: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'm1' } },
+        targetPorts: [{ number: 8200 }],
+        apiVersion: 'inference.networking.k8s.io/v1',
+      },
+    });
+  });
+
+  it('lets the file change the connection pool', () => {
+    const result = build({ gaie: 'provider:\n  istio:\n    destinationRule:\n      trafficPolicy:\n        connectionPool:\n          tcp:\n            maxConnections: 10\n' });
+    expect(result.issues).toEqual([]);
+    expect(result.effective.gaie).toMatchObject({ provider: { istio: { destinationRule: { trafficPolicy: { connectionPool: { tcp: { maxConnections: 10, connectTimeout: '900s' } } } } } } });
+  });
+
+  it('rejects another provider, another DestinationRule host and a pool on other ports', () => {
+    const result = build({ gaie: 'provider:\n  name: gke\n  istio:\n    destinationRule:\n      host: elsewhere\ninferencePool:\n  targetPorts:\n    - number: 9999\n' });
+    expect(result.issues.map((i) => [i.path, i.line])).toEqual([
+      ['provider.name', 2],
+      ['provider.istio.destinationRule.host', 5],
+      ['inferencePool.targetPorts', 7],
+    ]);
+  });
+
+  it('rejects a pool label the model pods do not carry', () => {
+    const result = build({ gaie: 'inferencePool:\n  modelServers:\n    matchLabels:\n      llm-d.ai/guide: demo\n' });
+    expect(result.issues).toEqual([
+      expect.objectContaining({
+        code: 'values.conflict',
+        path: 'inferencePool.modelServers.matchLabels["llm-d.ai/guide"]',
+        line: 4,
+        message: `the model pods do not carry llm-d.ai/guide="demo" (modelArtifacts.labels in ${MS}); the InferencePool would select no pods — add the label there or remove it here`,
+      }),
+    ]);
+    expect(build({ gaie: 'inferencePool:\n  modelServers:\n    matchLabels:\n      llm-d.ai/guide: demo\n', ms: 'modelArtifacts:\n  labels:\n    llm-d.ai/guide: demo\n' }).issues).toEqual([]);
+  });
+
+  it('reports Prometheus monitoring', () => {
+    expect(build().prometheusMonitoring).toBe(false);
+    expect(build({ gaie: 'inferenceExtension:\n  monitoring:\n    prometheus:\n      enabled: true\n' }).prometheusMonitoring).toBe(true);
+  });
+
+  it('patches the EPP ServiceAccount only when there is a pull secret', () => {
+    expect(build().patches.gaie).toEqual([]);
+    expect(build({ pullSecret: 'harbor-creds' }).patches.gaie).toEqual([
+      { kind: 'service-account-pull-secret', serviceAccount: 'gaie-m1-epp', imagePullSecrets: [{ name: 'harbor-creds' }] },
+    ]);
+  });
+});
+
+describe('llmdValues: llm-d-infra', () => {
+  it('sets the gateway class and keeps exactly one DestinationRule per EPP host', () => {
+    const result = build();
+    expect(result.values.infra).toEqual({
+      gateway: { enabled: true, gatewayClassName: 'istio', service: { type: 'ClusterIP' }, destinationRule: { enabled: false } },
+    });
+    expect(result.patches.infra).toEqual([]);
+  });
+
+  it('takes an optional infra values file', () => {
+    const result = build({ infra: 'gateway:\n  service:\n    type: LoadBalancer\n' });
+    expect(result.issues).toEqual([]);
+    expect(result.effective.infra).toMatchObject({ gateway: { service: { type: 'LoadBalancer' }, gatewayClassName: 'istio' } });
+  });
+
+  it('rejects a second DestinationRule for the EPP host, but not one for another host', () => {
+    for (const host of ['gaie-m1-epp', 'gaie-m1-epp.llm-d-m1', 'gaie-m1-epp.llm-d-m1.svc.cluster.local']) {
+      expect(build({ infra: `gateway:\n  destinationRule:\n    enabled: true\n    host: ${host}\n` }).issues).toEqual([
+        expect.objectContaining({ code: 'values.conflict', path: 'gateway.destinationRule.enabled', file: INFRA, line: 3 }),
+      ]);
+    }
+    expect(build({ infra: 'gateway:\n  destinationRule:\n    enabled: true\n    host: other.svc\n' }).issues).toEqual([]);
+  });
+
+  it('rejects renaming the Gateway, another class and unknown keys', () => {
+    const result = build({ infra: 'gateway:\n  fullnameOverride: gw\n  gatewayClassName: kgateway\n  servce: {}\n' });
+    expect(result.issues.map((i) => [i.code, i.path])).toEqual([
+      ['values.unknown-key', 'gateway.servce'],
+      ['values.conflict', 'gateway.gatewayClassName'],
+      ['values.conflict', 'gateway.fullnameOverride'],
+    ]);
+  });
+
+  it('places the gateway pods through the parameters ConfigMap', () => {
+    const result = build({ nodeSelector: { workload: 'gpu' }, toleration: { key: 'gpu', operator: 'Exists' }, pullSecret: 'harbor-creds' });
+    expect(result.values.infra).toMatchObject({ gateway: { gatewayParameters: { enabled: true } } });
+    expect(result.patches.infra).toEqual([
+      {
+        kind: 'gateway-pod-placement',
+        configMap: 'infra-m1-inference-gateway',
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: AFFINITY_TERMS } } },
+        tolerations: [{ key: 'gpu', operator: 'Exists' }],
+        imagePullSecrets: [{ name: 'harbor-creds' }],
+      },
+    ]);
+    expect(build({ infra: 'gateway:\n  gatewayParameters:\n    enabled: false\n', nodeSelector: { workload: 'gpu' } }).issues.map((i) => i.path)).toEqual([
+      'gateway.gatewayParameters.enabled',
+    ]);
+  });
+});

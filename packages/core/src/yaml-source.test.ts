@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { parseYaml, sourceWithoutLines } from './yaml-source.ts';
+
+describe('parseYaml', () => {
+  const text = 'config:\n  a: 1\n  list:\n    - name: x\n    - name: y\n';
+
+  it('parses to plain data', () => {
+    const { source, issues } = parseYaml('f.yaml', text);
+    expect(issues).toEqual([]);
+    expect(source.value).toEqual({ config: { a: 1, list: [{ name: 'x' }, { name: 'y' }] } });
+  });
+
+  it('finds the line of a key path, or of its nearest parent', () => {
+    const { source } = parseYaml('f.yaml', text);
+    expect(source.lineOf(['config', 'a'])).toBe(2);
+    expect(source.lineOf(['config', 'list', 1, 'name'])).toBe(5);
+    expect(source.lineOf(['config', 'list', 1, 'missing'])).toBe(5);
+    expect(source.lineOf(['config', 'nope'])).toBe(1);
+  });
+
+  it('builds located issues', () => {
+    const { source } = parseYaml('f.yaml', text);
+    expect(source.issue('config.invalid', ['config', 'list', 0, 'name'], 'bad')).toEqual({
+      code: 'config.invalid',
+      path: 'config.list[0].name',
+      message: 'bad',
+      file: 'f.yaml',
+      line: 4,
+    });
+  });
+
+  it('reports syntax errors with lines instead of throwing', () => {
+    const { issues } = parseYaml('f.yaml', 'a: 1\nb: [1, 2\nc: 3\n');
+    expect(issues.length).toBeGreaterThan(0);
+    expect(issues[0]).toMatchObject({ code: 'yaml.syntax', file: 'f.yaml' });
+    expect(issues[0]!.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it('rejects duplicate keys', () => {
+    const { issues } = parseYaml('f.yaml', 'a: 1\na: 2\n');
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatchObject({ code: 'yaml.syntax', line: 2 });
+  });
+});
+
+describe('sourceWithoutLines', () => {
+  it('locates by path only', () => {
+    const source = sourceWithoutLines('Pulumi.dev.yaml', {});
+    expect(source.lineOf(['x'])).toBeUndefined();
+    expect(source.issue('config.invalid', ['models', 'generative', 0], 'm')).toEqual({ code: 'config.invalid', path: 'models.generative[0]', message: 'm', file: 'Pulumi.dev.yaml' });
+  });
+});
