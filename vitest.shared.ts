@@ -10,7 +10,10 @@ export function sharedTestConfig(projectDir: string, name: string): ViteUserConf
   const root = resolve(projectDir, '../..');
   return {
     resolve: { conditions: ['@app-serving/source', 'import', 'module', 'node', 'default'] },
-    ssr: { resolve: { conditions: ['@app-serving/source', 'import', 'node', 'default'] } },
+    // Vitest hands these to its workers as `node --conditions`: `import` must not be among them, or
+    // CommonJS `require('ws')` inside @kubernetes/client-node resolves to ws's ESM wrapper and its
+    // exec and port-forward fail ("WebSocket is not a constructor"). Vite adds import/require itself.
+    ssr: { resolve: { conditions: ['@app-serving/source', 'node', 'default'] } },
     test: {
       name,
       root: projectDir,

@@ -61,17 +61,24 @@ export const ON_PREM_STORAGE_CLASS = 'hostpath';
 /** ORAS, which pulls model artifacts from Harbor. */
 export const ORAS_VERSION = 'v1.3.1';
 export const ORAS_IMAGE_PUBLIC = `ghcr.io/oras-project/oras:${ORAS_VERSION}`;
-/** On-prem, the ORAS image is mirrored in Harbor under this project path. */
-export const ORAS_HARBOR_PATH = `images-infra/oras-project/oras:${ORAS_VERSION}`;
+/** The Harbor project that holds the images app-serving itself runs (ORAS, the HF downloader). */
+export const INFRA_MIRROR_PROJECT = 'images-infra';
+/** The Harbor project `app-serving images` mirrors model-serving images into by default. */
+export const DEFAULT_MIRROR_PROJECT = 'images-llm-d';
 
 /** The KServe release whose LLMInferenceService features app-serving uses (`router.scheduler.config.inline`, `VLLM_ADDITIONAL_ARGS`). */
 export const KSERVE_VERSION = 'v0.18.0';
 /** KServe's storage-initializer image: Python with huggingface_hub, used by the Hugging Face download Job. */
 export const HF_DOWNLOADER_IMAGE_PUBLIC = `kserve/storage-initializer:${KSERVE_VERSION}`;
-/** On-prem, the downloader image is mirrored in Harbor under this project path. */
-export const HF_DOWNLOADER_HARBOR_PATH = `images-infra/kserve/storage-initializer:${KSERVE_VERSION}`;
 /** Controller name of Envoy Gateway's GatewayClass. */
 export const ENVOY_GATEWAY_CONTROLLER = 'gateway.envoyproxy.io/gatewayclass-controller';
+/** The LLMInferenceService API app-serving creates (served by KServe v0.16 and later). */
+export const KSERVE_API = { group: 'serving.kserve.io', version: 'v1alpha1', plural: 'llminferenceservices' } as const;
+/** Where Envoy Gateway runs the proxies of a Gateway (its default, non-namespaced deployment mode). */
+export const ENVOY_GATEWAY_NAMESPACE = 'envoy-gateway-system';
+/** Labels Envoy Gateway puts on a Gateway's proxy Service and pods. */
+export const ENVOY_LABEL_OWNING_GATEWAY_NAME = 'gateway.envoyproxy.io/owning-gateway-name';
+export const ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE = 'gateway.envoyproxy.io/owning-gateway-namespace';
 /** The port vLLM listens on in KServe's default template. */
 export const KSERVE_VLLM_PORT = 8000;
 

@@ -52,6 +52,13 @@ export interface DiscoveredModel {
  */
 export function discoverModels(config: StackConfig, modelsDir: string): DiscoveredModel[] {
   const list = new IssueList();
+  const found = collectModels(config, modelsDir, list);
+  list.throwIfAny();
+  return found;
+}
+
+/** Like {@link discoverModels}, adding problems to `list` instead of throwing. */
+export function collectModels(config: StackConfig, modelsDir: string, list: IssueList): DiscoveredModel[] {
   const found: DiscoveredModel[] = [];
   for (const category of CATEGORIES) {
     config.models[category].forEach((entry, index) => {
@@ -69,7 +76,6 @@ export function discoverModels(config: StackConfig, modelsDir: string): Discover
       );
     } else bySlug.set(model.slug, model);
   }
-  list.throwIfAny();
   return found;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imageWarnings, inventory, modelServiceImages, parseImage } from './images.ts';
+import { imageWarnings, inventory, mirrorReference, mirrorSteps, modelServiceImages, parseImage } from './images.ts';
 
 describe('parseImage', () => {
   it.each([
@@ -52,5 +52,38 @@ describe('imageWarnings', () => {
       ['warning.image-unpinned', 'harbor.local/p/a:latest'],
     ]);
     expect(imageWarnings(images, undefined, false).map((w) => w.code)).toEqual(['warning.image-unpinned']);
+  });
+});
+
+describe('mirrorReference', () => {
+  it.each([
+    ['ghcr.io/llm-d/llm-d-cuda:v0.4.0', 'harbor.local/images-llm-d', 'harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0'],
+    ['registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0', 'harbor.local/images-llm-d', 'harbor.local/images-llm-d/gateway-api-inference-extension/epp:v1.2.0'],
+    ['michaelf34/infinity:0.0.77-cpu', 'harbor.local/p', 'harbor.local/p/michaelf34/infinity:0.0.77-cpu'],
+    ['nginx', 'harbor.local/p/', 'harbor.local/p/nginx'],
+    ['ghcr.io/x/y@sha256:abc', 'harbor.local/p', 'harbor.local/p/x/y@sha256:abc'],
+    ['harbor.local/p/already:1', 'harbor.local/other', 'harbor.local/p/already:1'],
+  ])('%s under %s', (image, mirror, expected) => {
+    expect(mirrorReference(image, mirror)).toBe(expected);
+  });
+});
+
+describe('mirrorSteps', () => {
+  it('puts model images under the mirror and app-serving images under images-infra', () => {
+    const images = inventory([{ model: 'm', sources: [{ image: 'ghcr.io/llm-d/llm-d-cuda:v0.4.0', where: 'f' }, { image: 'ghcr.io/oras-project/oras:v1.3.1', where: 'job' }] }]);
+    expect(mirrorSteps(images, 'harbor.local/images-llm-d')).toEqual([
+      { image: 'ghcr.io/llm-d/llm-d-cuda:v0.4.0', source: 'ghcr.io/llm-d/llm-d-cuda:v0.4.0', target: 'harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0', inHarbor: false },
+      { image: 'ghcr.io/oras-project/oras:v1.3.1', source: 'ghcr.io/oras-project/oras:v1.3.1', target: 'harbor.local/images-infra/oras-project/oras:v1.3.1', inHarbor: false },
+    ]);
+  });
+
+  it('knows the upstream of app-serving images already named in Harbor, not of the others', () => {
+    const images = inventory([
+      { model: 'm', sources: [{ image: 'harbor.local/images-infra/oras-project/oras:v1.3.1', where: 'job' }, { image: 'harbor.local/images-llm-d/x/y:1', where: 'f' }] },
+    ]);
+    expect(mirrorSteps(images, 'harbor.local/images-llm-d')).toEqual([
+      { image: 'harbor.local/images-infra/oras-project/oras:v1.3.1', source: 'ghcr.io/oras-project/oras:v1.3.1', target: 'harbor.local/images-infra/oras-project/oras:v1.3.1', inHarbor: true },
+      { image: 'harbor.local/images-llm-d/x/y:1', source: null, target: 'harbor.local/images-llm-d/x/y:1', inHarbor: true },
+    ]);
   });
 });

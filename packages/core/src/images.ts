@@ -1,3 +1,4 @@
+import { HF_DOWNLOADER_IMAGE_PUBLIC, INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
 import type { Issue } from './errors.ts';
 import { formatPath } from './errors.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
@@ -120,4 +121,51 @@ function hasListPath(values: Values, path: (string | number)[]): boolean {
     if (current === undefined) return false;
   }
   return true;
+}
+
+/**
+ * Where an image lives once mirrored under `mirror` (`<registry>[/<project>]`): the upstream
+ * repository path without its registry host, same tag or digest —
+ * `ghcr.io/llm-d/llm-d-cuda:v0.4.0` → `<mirror>/llm-d/llm-d-cuda:v0.4.0`. An image already under
+ * the mirror's registry is returned unchanged.
+ */
+export function mirrorReference(image: string, mirror: string): string {
+  const { registry, repository, tag, digest } = parseImage(image);
+  const mirrorRegistry = mirror.split('/')[0]!;
+  if (registry === mirrorRegistry) return image;
+  const path = registry === 'docker.io' ? repository.replace(/^library\//, '') : repository;
+  return `${mirror.replace(/\/+$/, '')}/${path}${digest ? `@${digest}` : tag ? `:${tag}` : ''}`;
+}
+
+/** The images app-serving itself runs; they mirror into the infra project, which the plan expects. */
+export const INFRA_IMAGES: readonly string[] = [ORAS_IMAGE_PUBLIC, HF_DOWNLOADER_IMAGE_PUBLIC];
+
+/** What to do with one image to make it available in Harbor. */
+export interface MirrorStep {
+  readonly image: string;
+  /** Where to copy from: the image itself, or the known upstream of an app-serving image already named in Harbor. */
+  readonly source: string | null;
+  /** Where it must end up. */
+  readonly target: string;
+  /** True when the stack already names the image in Harbor (so it must exist there before deploying). */
+  readonly inHarbor: boolean;
+}
+
+/**
+ * How to mirror a stack's images (`app-serving images`): model images go under `mirror`
+ * (`<registry>/<project>`); app-serving's own images under `<registry>/images-infra`, where
+ * on-prem plans look for them. An image the stack already names in the mirror registry is
+ * expected there; for app-serving's own images its public upstream is known, for the others
+ * `source` is null (copy it from wherever the model author took it).
+ */
+export function mirrorSteps(images: readonly ImageUse[], mirror: string): MirrorStep[] {
+  const registry = mirror.split('/')[0]!;
+  const infraMirror = `${registry}/${INFRA_MIRROR_PROJECT}`;
+  const upstreamOf = new Map(INFRA_IMAGES.map((image) => [mirrorReference(image, infraMirror), image]));
+  return images.map(({ image }) => {
+    const inHarbor = parseImage(image).registry === registry;
+    if (inHarbor) return { image, source: upstreamOf.get(image) ?? null, target: image, inHarbor };
+    const target = mirrorReference(image, INFRA_IMAGES.includes(image) ? infraMirror : mirror);
+    return { image, source: image, target, inHarbor };
+  });
 }

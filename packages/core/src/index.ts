@@ -30,21 +30,27 @@ export {
   KSERVE_VERSION,
   KSERVE_VLLM_PORT,
   ENVOY_GATEWAY_CONTROLLER,
+  ENVOY_GATEWAY_NAMESPACE,
+  ENVOY_LABEL_OWNING_GATEWAY_NAME,
+  ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE,
+  KSERVE_API,
   HF_DOWNLOADER_IMAGE_PUBLIC,
+  INFRA_MIRROR_PROJECT,
+  DEFAULT_MIRROR_PROJECT,
   PULL_JOB_UID,
 } from './constants.ts';
 export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
 
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
-export type { StackConfig, ConfigLocator, LoadFromMapOptions } from './config/load.ts';
-export { stackConfigSchema, SECRET_KEYS, STACK_KEYS } from './config/schema.ts';
+export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
+export { stackConfigSchema, SECRET_KEYS, STACK_KEYS, isLabelKey, isLabelValue } from './config/schema.ts';
 export type { ModelEntry, ModelSource, GpuToleration, ChartOverride, StackConfigInput } from './config/schema.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
 
 // Discovery
-export { discoverModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
+export { discoverModels, collectModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
 export type { DiscoveredModel, ValuesFile, ValuesFolder } from './discovery.ts';
 
 // Names
@@ -54,7 +60,7 @@ export type { LlmdNames, KserveNames, NameOverrides, NameProblem } from './names
 // Values
 export { mergeValues, mergeAll, effectiveValues, stripNulls, getPath, isValuesMap, deepEqual, leaves } from './values/merge.ts';
 export type { Values } from './values/merge.ts';
-export { llmdValues, modelArtifactsUri, EPP_CONNECTION_POOL } from './values/llmd.ts';
+export { llmdValues, modelArtifactsUri, EPP_CONNECTION_POOL, MODEL_REF_ANNOTATION } from './values/llmd.ts';
 export type { LlmdValues, LlmdValuesInput, ModelArtifactsSource } from './values/llmd.ts';
 export { nodeAffinityFor, gpuToleration } from './values/scheduling.ts';
 export type { Toleration, NodeAffinity } from './values/scheduling.ts';
@@ -65,7 +71,7 @@ export { applyPatches, patchApplies, patchTarget } from './patches.ts';
 export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, KubernetesObject } from './patches.ts';
 
 // Storage
-export { storagePlan, expectedPath, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
+export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
 export type { StoragePlan, WeightsSource } from './storage.ts';
 
 // The plan
@@ -73,10 +79,12 @@ export { planDeployment, chartRefs, expandHome } from './plan.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_SCHEDULER_CONFIG } from './kserve/plan.ts';
 export type { KserveModelPlan, KserveStackPlan } from './kserve/plan.ts';
+export { kserveSizing, parseModelSize, KSERVE_SIZING_TABLE } from './kserve/sizing.ts';
+export type { KserveSizing } from './kserve/sizing.ts';
 
 // Images
-export { parseImage, inventory, imageWarnings } from './images.ts';
-export type { ImageUse, ImageSource } from './images.ts';
+export { parseImage, inventory, imageWarnings, mirrorReference, mirrorSteps, INFRA_IMAGES } from './images.ts';
+export type { ImageUse, ImageSource, MirrorStep } from './images.ts';
 
 // Manifests
 export {
@@ -87,10 +95,11 @@ export {
   persistentVolumeManifest,
   persistentVolumeClaimManifest,
   modelJobManifest,
-  sourceRef,
 } from './manifests/common.ts';
 export type { ModelJobArgs } from './manifests/common.ts';
 export { httpRouteManifest, embeddingsServiceManifest, gatewayAliasManifest } from './manifests/llmd.ts';
+export { RESOURCE_TYPES } from './manifests/types.ts';
+export type { ResourceType } from './manifests/types.ts';
 export {
   hfTokenSecretManifest,
   kserveServiceAccountManifest,

@@ -163,6 +163,18 @@ describe('planDeployment', () => {
     }
   });
 
+  it('reports rule problems and model folder problems together when the loader left the rules to it', () => {
+    const dir = tempRepo({});
+    const text = 'config:\n  app-serving:cloudProvider: on-prem\n  app-serving:models:\n    generative:\n      - name: Missing\n';
+    try {
+      planDeployment(parseStackFile(text, 'P.yaml', 'p', { checkRules: false }), join(dir, 'models'));
+      expect.unreachable();
+    } catch (error) {
+      if (!isStackError(error)) throw error;
+      expect(error.issues.map((i) => i.code).sort()).toEqual([...Array(4).fill('config.missing-credential'), 'model.not-found']);
+    }
+  });
+
   it('rejects two models in one namespace', () => {
     const dir = tempRepo({ ...llmdModel('generative', 'A', 'a'), ...llmdModel('generative', 'B', 'b') });
     try {

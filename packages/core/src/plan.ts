@@ -1,13 +1,14 @@
 import { homedir } from 'node:os';
 import { DEFAULT_CHARTS, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
-import { discoverModels, type DiscoveredModel } from './discovery.ts';
+import { collectModels, type DiscoveredModel } from './discovery.ts';
+import { checkStackRules } from './config/rules.ts';
 import { IssueList, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
 import { checkLlmdNames, llmdNames, serviceHost } from './names.ts';
 import type { PostRenderPatch } from './patches.ts';
 import { isSecret } from './secret.ts';
-import { storagePlan, type StoragePlan } from './storage.ts';
+import { sourceRef, storagePlan, type StoragePlan } from './storage.ts';
 import { llmdValues, modelArtifactsUri } from './values/llmd.ts';
 import type { Values } from './values/merge.ts';
 import { gpuToleration, type Toleration } from './values/scheduling.ts';
@@ -97,13 +98,18 @@ export interface LlmdModelPlan {
 }
 
 /**
- * Plans a stack: discovers every enabled model under `modelsDir`, derives and checks every name,
+ * Plans a stack: checks the rules across keys (unless the loader did), discovers every enabled
+ * model under `modelsDir`, derives and checks every name,
  * merges every values file with the programmatic values, and lists the storage, charts, patches
  * and images. Collects every problem of the stack and throws one StackError listing them all.
  */
 export function planDeployment(config: StackConfig, modelsDir: string): DeploymentPlan {
-  const discovered = discoverModels(config, modelsDir);
   const list = new IssueList();
+  // Rules across keys and the model folders are checked together, so that one run reports both
+  // (a config loaded with `checkRules: false` has not been through the rules yet).
+  if (!config.rulesChecked) list.addAll(checkStackRules(config));
+  const discovered = collectModels(config, modelsDir, list);
+  list.throwIfAny();
   const warnings: Issue[] = [];
   const charts = chartRefs(config, warnings);
   const harbor =
@@ -198,7 +204,9 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list }: Plan
     nodeSelector: entry.nodeSelector,
     toleration,
     pullSecret: harbor?.pullSecret,
-    artifacts: storage ? { uri: modelArtifactsUri(storage.pvc, storage.modelUri, storage.layout), layout: storage.layout, modelUri: storage.modelUri } : undefined,
+    artifacts: storage
+      ? { uri: modelArtifactsUri(storage.pvc, storage.modelUri, storage.layout), layout: storage.layout, modelUri: storage.modelUri, ref: sourceRef(storage) }
+      : undefined,
   });
   const before = list.size;
   list.addAll(result.issues);

@@ -2,12 +2,13 @@ import {
   DEFAULT_HOSTPATH_ROOT,
   MODEL_MOUNT_PATH,
   ON_PREM_STORAGE_CLASS,
-  ORAS_HARBOR_PATH,
+  INFRA_MIRROR_PROJECT,
   ORAS_IMAGE_PUBLIC,
   PULLED_MARKER_FILE,
   PULLED_MARKER_PATH,
 } from './constants.ts';
 import type { ModelSource } from './config/schema.ts';
+import { mirrorReference } from './images.ts';
 import { storageNames } from './names.ts';
 
 /** Where a model's weights come from. */
@@ -63,7 +64,7 @@ export function storagePlan(input: StoragePlanInput): StoragePlan {
   const image =
     weights.kind === 'oras'
       ? onPrem && input.harborHostname
-        ? `${input.harborHostname}/${ORAS_HARBOR_PATH}`
+        ? mirrorReference(ORAS_IMAGE_PUBLIC, `${input.harborHostname}/${INFRA_MIRROR_PROJECT}`)
         : ORAS_IMAGE_PUBLIC
       : (input.downloaderImage ?? '');
   return {
@@ -82,6 +83,12 @@ export function storagePlan(input: StoragePlanInput): StoragePlan {
     // A Hugging Face download must at least bring the model's config.json.
     expectPath: weights.kind === 'huggingface' ? `${modelUri}/config.json` : expectedPath(modelUri, layout),
   };
+}
+
+/** What the marker records for a source, and what names the model's weights: the OCI reference, or `hf://<repo>[@<revision>]`. */
+export function sourceRef(storage: Pick<StoragePlan, 'source'>): string {
+  const { source } = storage;
+  return source.kind === 'oras' ? source.ref : `hf://${source.repo}${source.revision ? `@${source.revision}` : ''}`;
 }
 
 /**

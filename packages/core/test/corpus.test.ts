@@ -217,7 +217,9 @@ describe('malformed-input corpus', () => {
     expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
   });
 
-  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  // Both ways a stack is loaded: rules checked by the loader (the Pulumi program), or by the
+  // planner together with the model folders (the CLI).
+  it.each(cases.flatMap((c) => [[`${c.name}`, c, true], [`${c.name} (rules while planning)`, c, false]] as const))('%s', (_name, c, checkRules) => {
     const files: Record<string, string> = { ...MODELS, 'Pulumi.corpus.yaml': c.stack };
     for (const [path, content] of Object.entries(c.files ?? {})) {
       if (content === undefined) delete files[path];
@@ -226,7 +228,7 @@ describe('malformed-input corpus', () => {
     const dir = tempRepo(files);
     let thrown: unknown;
     try {
-      planDeployment(loadStackFile(join(dir, 'Pulumi.corpus.yaml'), 'Pulumi.corpus.yaml'), join(dir, 'models'));
+      planDeployment(loadStackFile(join(dir, 'Pulumi.corpus.yaml'), 'Pulumi.corpus.yaml', { checkRules }), join(dir, 'models'));
     } catch (error) {
       thrown = error;
     }

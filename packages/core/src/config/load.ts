@@ -17,6 +17,18 @@ export interface StackConfig extends ParsedStackConfig {
   readonly file: string;
   /** Locates a config key path in the source, for issues raised later (discovery, planning). */
   readonly locate: ConfigLocator;
+  /** Whether the rules across keys were checked when loading (else planning checks them). */
+  readonly rulesChecked: boolean;
+}
+
+/** Options of the stack loaders. */
+export interface LoadOptions {
+  /**
+   * Check the rules across keys (credentials, platform-specific sources) while loading.
+   * `false` leaves them to {@link planDeployment}, which then reports them together with the
+   * model folder problems in one pass. Default: true.
+   */
+  readonly checkRules?: boolean;
 }
 
 /** Builds an issue about a key path of the stack config, with file and line where known. */
@@ -36,18 +48,18 @@ const KNOWN_KEYS = new Set<string>(STACK_KEYS);
  * @param file path of the stack file
  * @param displayName the file name used in messages (default: `file`)
  */
-export function loadStackFile(file: string, displayName = file): StackConfig {
+export function loadStackFile(file: string, displayName = file, options: LoadOptions = {}): StackConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     throw new StackError([{ code: 'file.unreadable', path: '', message: `cannot read the stack file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: displayName }]);
   }
-  return parseStackFile(text, displayName, stackNameFromFile(file));
+  return parseStackFile(text, displayName, stackNameFromFile(file), options);
 }
 
 /** Like {@link loadStackFile}, from the file's text. */
-export function parseStackFile(text: string, file: string, stackName = stackNameFromFile(file)): StackConfig {
+export function parseStackFile(text: string, file: string, stackName = stackNameFromFile(file), options: LoadOptions = {}): StackConfig {
   const { source, issues } = parseYaml(file, text);
   if (issues.length > 0) throw new StackError(issues);
   const root = source.value ?? {};
@@ -84,11 +96,11 @@ export function parseStackFile(text: string, file: string, stackName = stackName
     const yamlKey = typeof key === 'string' ? (yamlKeyOf.get(key) ?? `${CONFIG_NAMESPACE}:${key}`) : undefined;
     return source.issue(code, yamlKey === undefined ? ['config'] : ['config', yamlKey, ...rest], message, formatPath(path));
   };
-  return validate(raw, stackName, file, locate, list);
+  return validate(raw, stackName, file, locate, list, options.checkRules ?? true);
 }
 
 /** Options of {@link loadStackConfigFromMap}. */
-export interface LoadFromMapOptions {
+export interface LoadFromMapOptions extends LoadOptions {
   /** The stack name (`pulumi.getStack()`). */
   readonly stackName: string;
   /** What to call the source in messages. Default: `Pulumi.<stack>.yaml`. */
@@ -117,7 +129,7 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
     }
   }
   const locate: ConfigLocator = (code, path, message) => source.issue(code, path, message);
-  return validate(raw, options.stackName, file, locate, list);
+  return validate(raw, options.stackName, file, locate, list, options.checkRules ?? true);
 }
 
 /** `Pulumi.dev.yaml` → `dev`. */
@@ -126,7 +138,7 @@ export function stackNameFromFile(file: string): string {
   return match?.[1] ?? basename(file).replace(/\.ya?ml$/, '');
 }
 
-function validate(raw: Record<string, unknown>, stackName: string, file: string, locate: ConfigLocator, list: IssueList): StackConfig {
+function validate(raw: Record<string, unknown>, stackName: string, file: string, locate: ConfigLocator, list: IssueList, checkRules: boolean): StackConfig {
   for (const key of Object.keys(raw)) {
     if (!KNOWN_KEYS.has(key)) {
       list.add(locate('config.unknown-key', [key], `unknown key "${CONFIG_NAMESPACE}:${key}"${didYouMean(key, KNOWN_KEYS)}`));
@@ -138,8 +150,8 @@ function validate(raw: Record<string, unknown>, stackName: string, file: string,
     for (const zodIssue of parsed.error.issues) list.addAll(fromZodIssue(zodIssue, locate));
     list.throwIfAny();
   }
-  const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate };
-  list.addAll(checkStackRules(config));
+  const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: checkRules };
+  if (checkRules) list.addAll(checkStackRules(config));
   list.throwIfAny();
   return config;
 }

@@ -15,7 +15,16 @@ describe('the kserve example stack', () => {
 
   it('plans the stack Gateway once', () => {
     expect(plan.kserve).toEqual({
-      gateway: { name: 'kserve-ingress-gateway', namespace: 'kserve', className: 'envoy', controllerName: 'gateway.envoyproxy.io/gatewayclass-controller', create: true, port: 80 },
+      gateway: {
+        name: 'kserve-ingress-gateway',
+        namespace: 'kserve',
+        className: 'envoy',
+        controllerName: 'gateway.envoyproxy.io/gatewayclass-controller',
+        create: true,
+        port: 80,
+        proxyNamespace: 'envoy-gateway-system',
+        proxyLabels: { 'gateway.envoyproxy.io/owning-gateway-name': 'kserve-ingress-gateway', 'gateway.envoyproxy.io/owning-gateway-namespace': 'kserve' },
+      },
     });
     expect(plan.hfToken).toBe(true);
   });

@@ -1,15 +1,18 @@
 import {
   ENVOY_GATEWAY_CONTROLLER,
+  ENVOY_GATEWAY_NAMESPACE,
+  ENVOY_LABEL_OWNING_GATEWAY_NAME,
+  ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE,
   GATEWAY_HTTP_PORT,
-  HF_DOWNLOADER_HARBOR_PATH,
   HF_DOWNLOADER_IMAGE_PUBLIC,
+  INFRA_MIRROR_PROJECT,
   KSERVE_VLLM_PORT,
   type Category,
 } from '../constants.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel } from '../discovery.ts';
 import type { IssueList } from '../errors.ts';
-import type { ImageSource } from '../images.ts';
+import { mirrorReference, type ImageSource } from '../images.ts';
 import { dnsLabelProblem, kserveNames } from '../names.ts';
 import { storagePlan, type StoragePlan } from '../storage.ts';
 import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '../values/merge.ts';
@@ -27,7 +30,9 @@ export interface KserveStackPlan {
     /** Whether app-serving creates the GatewayClass and Gateway (false: the cluster has them). */
     readonly create: boolean;
     readonly port: number;
-    /** In-cluster host of the Gateway's Service is chosen by Envoy Gateway; verify reads the address from the LLMInferenceService status. */
+    /** Where Envoy Gateway runs this Gateway's proxies, and the labels that select them. */
+    readonly proxyNamespace: string;
+    readonly proxyLabels: Readonly<Record<string, string>>;
   };
 }
 
@@ -99,6 +104,8 @@ export function kserveStackPlan(config: StackConfig): KserveStackPlan {
       controllerName: ENVOY_GATEWAY_CONTROLLER,
       create: gateway.create,
       port: GATEWAY_HTTP_PORT,
+      proxyNamespace: ENVOY_GATEWAY_NAMESPACE,
+      proxyLabels: { [ENVOY_LABEL_OWNING_GATEWAY_NAME]: gateway.name, [ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE]: gateway.namespace },
     },
   };
 }
@@ -138,7 +145,10 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
         source: source.huggingFace ? { ...source, layout: 'directory', modelUri: source.huggingFace.repo } : source,
         cloudProvider: config.cloudProvider,
         harborHostname: config.harborHostname,
-        downloaderImage: config.cloudProvider === 'on-prem' && config.harborHostname ? `${config.harborHostname}/${HF_DOWNLOADER_HARBOR_PATH}` : HF_DOWNLOADER_IMAGE_PUBLIC,
+        downloaderImage:
+          config.cloudProvider === 'on-prem' && config.harborHostname
+            ? mirrorReference(HF_DOWNLOADER_IMAGE_PUBLIC, `${config.harborHostname}/${INFRA_MIRROR_PROJECT}`)
+            : HF_DOWNLOADER_IMAGE_PUBLIC,
       })
     : null;
   const affinity = nodeAffinityFor(entry.nodeSelector);

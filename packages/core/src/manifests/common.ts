@@ -8,7 +8,7 @@ import {
   PULL_JOB_UID,
 } from '../constants.ts';
 import type { StoragePlan } from '../storage.ts';
-import { huggingFaceDownloadScript, orasPullScript } from '../storage.ts';
+import { huggingFaceDownloadScript, orasPullScript, sourceRef } from '../storage.ts';
 import { nodeAffinityFor, type Toleration } from '../values/scheduling.ts';
 
 /**
@@ -99,12 +99,6 @@ export interface ModelJobArgs {
   readonly serviceAccount?: string | undefined;
   readonly nodeSelector?: Readonly<Record<string, string>> | undefined;
   readonly tolerations?: readonly Toleration[] | undefined;
-}
-
-/** What the marker records for a source: the OCI reference, or `hf://<repo>[@<revision>]`. */
-export function sourceRef(storage: StoragePlan): string {
-  const { source } = storage;
-  return source.kind === 'oras' ? source.ref : `hf://${source.repo}${source.revision ? `@${source.revision}` : ''}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { KserveModelPlan, KserveStackPlan } from '../kserve/plan.ts';
+import { RESOURCE_TYPES } from './types.ts';
 import { commonLabels } from './common.ts';
 
 /** The Secret holding the Hugging Face token under key `HF_TOKEN` (what KServe and the download Job read). */
@@ -26,8 +27,7 @@ export function kserveServiceAccountManifest(model: Pick<KserveModelPlan, 'servi
 /** The LLMInferenceServiceConfig a KServe model references through `baseRefs`. */
 export function llmInferenceServiceConfigManifest(model: Pick<KserveModelPlan, 'config' | 'namespace' | 'slug' | 'configSpec'>) {
   return {
-    apiVersion: 'serving.kserve.io/v1alpha1',
-    kind: 'LLMInferenceServiceConfig',
+    ...RESOURCE_TYPES.llmInferenceServiceConfig,
     metadata: { name: model.config, namespace: model.namespace, labels: commonLabels(model.slug) },
     spec: structuredClone(model.configSpec),
   };
@@ -36,32 +36,31 @@ export function llmInferenceServiceConfigManifest(model: Pick<KserveModelPlan, '
 /** The LLMInferenceService of a KServe model. */
 export function llmInferenceServiceManifest(model: Pick<KserveModelPlan, 'service' | 'namespace' | 'slug' | 'spec'>) {
   return {
-    apiVersion: 'serving.kserve.io/v1alpha1',
-    kind: 'LLMInferenceService',
+    ...RESOURCE_TYPES.llmInferenceService,
     metadata: { name: model.service, namespace: model.namespace, labels: commonLabels(model.slug) },
     spec: structuredClone(model.spec),
   };
 }
 
-/** The Envoy GatewayClass KServe's Gateway uses. */
-export function envoyGatewayClassManifest(stack: KserveStackPlan) {
+type StackGateway = KserveStackPlan['gateway'];
+
+/** The Envoy GatewayClass KServe's Gateway uses (`plan.kserve.gateway`). */
+export function envoyGatewayClassManifest(gateway: Pick<StackGateway, 'className' | 'controllerName'>) {
   return {
-    apiVersion: 'gateway.networking.k8s.io/v1',
-    kind: 'GatewayClass',
-    metadata: { name: stack.gateway.className, labels: { 'app.kubernetes.io/managed-by': 'app-serving' } },
-    spec: { controllerName: stack.gateway.controllerName },
+    ...RESOURCE_TYPES.gatewayClass,
+    metadata: { name: gateway.className, labels: { 'app.kubernetes.io/managed-by': 'app-serving' } },
+    spec: { controllerName: gateway.controllerName },
   };
 }
 
-/** The KServe ingress Gateway: one HTTP listener that accepts routes from every namespace. */
-export function kserveGatewayManifest(stack: KserveStackPlan) {
+/** The KServe ingress Gateway (`plan.kserve.gateway`): one HTTP listener that accepts routes from every namespace. */
+export function kserveGatewayManifest(gateway: Pick<StackGateway, 'name' | 'namespace' | 'className' | 'port'>) {
   return {
-    apiVersion: 'gateway.networking.k8s.io/v1',
-    kind: 'Gateway',
-    metadata: { name: stack.gateway.name, namespace: stack.gateway.namespace, labels: { 'app.kubernetes.io/managed-by': 'app-serving' } },
+    ...RESOURCE_TYPES.gateway,
+    metadata: { name: gateway.name, namespace: gateway.namespace, labels: { 'app.kubernetes.io/managed-by': 'app-serving' } },
     spec: {
-      gatewayClassName: stack.gateway.className,
-      listeners: [{ name: 'http', protocol: 'HTTP', port: stack.gateway.port, allowedRoutes: { namespaces: { from: 'All' } } }],
+      gatewayClassName: gateway.className,
+      listeners: [{ name: 'http', protocol: 'HTTP', port: gateway.port, allowedRoutes: { namespaces: { from: 'All' } } }],
     },
   };
 }

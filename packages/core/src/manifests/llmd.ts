@@ -1,11 +1,11 @@
 import { EMBEDDINGS_SERVICE_PORT, GATEWAY_HTTP_PORT, LABEL_ROLE } from '../constants.ts';
 import { commonLabels } from './common.ts';
+import { RESOURCE_TYPES } from './types.ts';
 
 /** The HTTPRoute of a generative model: every path of its Gateway to its InferencePool. */
 export function httpRouteManifest(args: { name: string; namespace: string; slug: string; gateway: string; inferencePool: string }) {
   return {
-    apiVersion: 'gateway.networking.k8s.io/v1',
-    kind: 'HTTPRoute',
+    ...RESOURCE_TYPES.httpRoute,
     metadata: { name: args.name, namespace: args.namespace, labels: commonLabels(args.slug) },
     spec: {
       parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: args.gateway }],

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { validateAgainstUpstream } from '../../test/k8s-schema.ts';
-import { storagePlan } from '../storage.ts';
+import { sourceRef, storagePlan } from '../storage.ts';
 import {
   dockerConfigJson,
   modelJobManifest,
@@ -9,7 +9,6 @@ import {
   persistentVolumeClaimManifest,
   persistentVolumeManifest,
   pullSecretManifest,
-  sourceRef,
 } from './common.ts';
 import { embeddingsServiceManifest, gatewayAliasManifest, httpRouteManifest } from './llmd.ts';
 import { envoyGatewayClassManifest, hfTokenSecretManifest, kserveGatewayManifest, kserveServiceAccountManifest } from './kserve.ts';
@@ -165,9 +164,9 @@ describe('KServe manifests', () => {
   });
 
   it('Envoy GatewayClass and the KServe Gateway', () => {
-    const stack = kserveStackPlan({ kserve: undefined } as never);
-    const gc = envoyGatewayClassManifest(stack);
-    const gw = kserveGatewayManifest(stack);
+    const { gateway } = kserveStackPlan({ kserve: undefined } as never);
+    const gc = envoyGatewayClassManifest(gateway);
+    const gw = kserveGatewayManifest(gateway);
     validateAgainstUpstream(gc);
     validateAgainstUpstream(gw);
     expect(gc.spec).toEqual({ controllerName: 'gateway.envoyproxy.io/gatewayclass-controller' });

@@ -71,7 +71,7 @@ describe('llmdValues: modelservice', () => {
   });
 
   it('sets the PVC URI from modelSource, defaults the served name and a writable hub cache', () => {
-    const artifacts = { uri: modelArtifactsUri('m1-model', 'hub/Qwen/Qwen3-0.6B', 'hf-cache'), layout: 'hf-cache' as const, modelUri: 'hub/Qwen/Qwen3-0.6B' };
+    const artifacts = { uri: modelArtifactsUri('m1-model', 'hub/Qwen/Qwen3-0.6B', 'hf-cache'), layout: 'hf-cache' as const, modelUri: 'hub/Qwen/Qwen3-0.6B', ref: 'harbor.local/ai/q:1' };
     expect(artifacts.uri).toBe('pvc+hf://m1-model/hub/Qwen/Qwen3-0.6B');
     const result = build({ ms: 'routing:\n  servicePort: 8000\n', artifacts });
     expect(result.values.modelService.modelArtifacts).toEqual({
@@ -81,10 +81,14 @@ describe('llmdValues: modelservice', () => {
       uri: 'pvc+hf://m1-model/hub/Qwen/Qwen3-0.6B',
     });
     expect(modelArtifactsUri('m1-model', 'models/qwen', 'directory')).toBe('pvc://m1-model/models/qwen');
+    // New weights roll the model pods: the reference is a pod annotation.
+    for (const role of ['decode', 'prefill']) {
+      expect((result.values.modelService[role] as { podAnnotations: unknown }).podAnnotations).toEqual({ 'app-serving.io/model-ref': 'harbor.local/ai/q:1' });
+    }
   });
 
   it('accepts a file that repeats the required URI, and rejects one that contradicts it', () => {
-    const artifacts = { uri: 'pvc+hf://m1-model/hub/o/m', layout: 'hf-cache' as const, modelUri: 'hub/o/m' };
+    const artifacts = { uri: 'pvc+hf://m1-model/hub/o/m', layout: 'hf-cache' as const, modelUri: 'hub/o/m', ref: 'r' };
     expect(build({ ms: 'modelArtifacts:\n  uri: pvc+hf://m1-model/hub/o/m\n', artifacts }).issues).toEqual([]);
     expect(build({ ms: 'modelArtifacts:\n  uri: hf://o/m\n', artifacts }).issues).toEqual([
       {

@@ -14,7 +14,16 @@ export interface ModelArtifactsSource {
   readonly uri: string;
   readonly layout: 'hf-cache' | 'directory';
   readonly modelUri: string;
+  /** What the volume holds (`sourceRef`): a new reference re-pulls, and rolls the model pods. */
+  readonly ref: string;
 }
+
+/**
+ * Pod annotation holding the model's weights reference. When the stack points at new weights,
+ * the pull Job is replaced and this annotation changes, so the model pods restart on the new
+ * weights once the pull is done (the chart is updated after the Job).
+ */
+export const MODEL_REF_ANNOTATION = 'app-serving.io/model-ref';
 
 /** Everything the llm-d values of one model are built from. */
 export interface LlmdValuesInput {
@@ -123,6 +132,7 @@ export function llmdValues(input: LlmdValuesInput): LlmdValues {
     const roleValues: Values = {};
     if (Object.keys(extra).length) roleValues.extraConfig = extra;
     if (input.toleration) roleValues.tolerations = unionList(getPath(ms, [role, 'tolerations']), [input.toleration]);
+    if (input.artifacts) roleValues.podAnnotations = { [MODEL_REF_ANNOTATION]: input.artifacts.ref };
     if (Object.keys(roleValues).length) msLists[role] = roleValues;
   }
   const msValues = mergeAll(msDefaults, ms, requirementValues(msRequired), msLists);

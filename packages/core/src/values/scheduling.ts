@@ -11,9 +11,9 @@ export interface Toleration {
 
 /** A Kubernetes node affinity that requires every label of the selector. */
 export interface NodeAffinity {
-  readonly nodeAffinity: {
-    readonly requiredDuringSchedulingIgnoredDuringExecution: {
-      readonly nodeSelectorTerms: readonly { readonly matchExpressions: readonly { key: string; operator: 'In'; values: string[] }[] }[];
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: { matchExpressions: { key: string; operator: 'In'; values: string[] }[] }[];
     };
   };
 }

@@ -1,0 +1,21 @@
+import { KSERVE_API } from '../constants.ts';
+
+/** apiVersion and kind of an object app-serving creates. */
+export interface ResourceType {
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+const KSERVE = `${KSERVE_API.group}/${KSERVE_API.version}`;
+
+/**
+ * The custom resource types app-serving creates (a Pulumi CustomResource needs them when it is
+ * constructed, before the manifest's other inputs are known).
+ */
+export const RESOURCE_TYPES = {
+  httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute' },
+  gateway: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway' },
+  gatewayClass: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass' },
+  llmInferenceService: { apiVersion: KSERVE, kind: 'LLMInferenceService' },
+  llmInferenceServiceConfig: { apiVersion: KSERVE, kind: 'LLMInferenceServiceConfig' },
+} as const satisfies Record<string, ResourceType>;
