@@ -1,0 +1,122 @@
+import * as pulumi from '@pulumi/pulumi';
+import { Secret, loadStackConfigFromMap, planDeployment } from '@app-serving/core';
+import { describe, expect, it } from 'vitest';
+import { MODELS_DIR, dependencyDepth, examplePlan, kservePlan, record, valueOf, type Recording } from '../test/harness.ts';
+import { AppServing } from './app-serving.ts';
+import { isSecretValue } from './mock-runtime.ts';
+
+/** Every model's resources (the model component and everything below it). */
+function modelResources(rec: Recording, app: string, slugs: readonly string[]) {
+  return slugs.map((slug) => {
+    const name = `${app}-${slug}`;
+    return { slug, resources: [rec.get(name), ...rec.descendants(name)] };
+  });
+}
+
+/** Asserts that no model depends on another model's resources; returns the per-model counts. */
+function assertIndependent(rec: Recording, app: string, slugs: readonly string[]): Record<string, number> {
+  const models = modelResources(rec, app, slugs);
+  const owner = new Map<string, string>();
+  for (const m of models) for (const r of m.resources) owner.set(r.urn, m.slug);
+  for (const m of models) {
+    for (const r of m.resources) {
+      for (const dep of r.dependencies) {
+        const other = owner.get(dep);
+        if (other !== undefined) expect(other, `${r.name} depends on ${dep}`).toBe(m.slug);
+      }
+    }
+  }
+  return Object.fromEntries(models.map((m) => [m.slug, m.resources.length]));
+}
+
+describe('AppServing', () => {
+  it('kind stack: one ambient provider shared by two independent models', async () => {
+    const plan = examplePlan('kind');
+    let app!: AppServing;
+    const rec = await record(() => {
+      app = new AppServing('app', { plan });
+    });
+    expect(rec.children('app')).toEqual(['app-serving:llmd:LlmdModel app-sim', 'app-serving:llmd:LlmdModel app-sim-embed', 'pulumi:providers:kubernetes app-provider']);
+    const provider = rec.get('app-provider');
+    expect(provider.inputs).toEqual({});
+    const ref = `${provider.urn}::app-provider-id`;
+    for (const model of ['app-sim', 'app-sim-embed']) expect(rec.get(model).providers).toEqual({ kubernetes: ref });
+    // Every Kubernetes object and chart goes through the shared provider.
+    for (const r of rec.resources.filter((x) => x.type.startsWith('kubernetes:'))) {
+      if (r.custom) expect(r.provider, r.name).toBe(ref);
+      else expect(r.providers, r.name).toEqual({ kubernetes: ref });
+    }
+    expect(assertIndependent(rec, 'app', ['sim', 'sim-embed'])).toEqual({ sim: 12, 'sim-embed': 12 });
+    expect(rec.resources).toHaveLength(2 + 24);
+    const sim = app.models.sim!;
+    expect(sim.name).toBe('Sim');
+    expect(await valueOf(sim.gatewayUrl)).toBe('http://infra-sim-inference-gateway-istio.llm-d-sim.svc.cluster.local:80');
+    expect(await valueOf(app.models['sim-embed']!.embeddingsUrl)).toBe(plan.models[1]!.platform === 'llm-d' ? plan.models[1]!.embeddingService!.url : '');
+  });
+
+  it('example (on-prem) stack: kubeconfig path, Harbor pull secrets, storage', async () => {
+    const plan = examplePlan('example');
+    const rec = await record(() => new AppServing('app', { plan, harborToken: pulumi.secret('t'), homeDir: '/home/ops' }));
+    expect(rec.get('app-provider').inputs).toEqual({ kubeconfig: '/home/ops/.kube/rke2-cluster.yaml' });
+    expect(assertIndependent(rec, 'app', ['qwen3-06b-rke2', 'bge-small-rke2'])).toEqual({ 'qwen3-06b-rke2': 17, 'bge-small-rke2': 16 });
+    expect(rec.children('app-bge-small-rke2-storage')).toEqual(['kubernetes:batch/v1:Job app-bge-small-rke2-storage-pull-job', 'kubernetes:core/v1:PersistentVolumeClaim app-bge-small-rke2-storage-pvc']);
+    // Longest chains: Namespace → pull Secret → PV → PVC → pull Job → modelservice chart (qwen);
+    // Namespace → pull Secret → PVC → pull Job → modelservice chart → embeddings Service (bge).
+    const depths = modelResources(rec, 'app', ['qwen3-06b-rke2', 'bge-small-rke2']).map((m) => dependencyDepth(m.resources.filter((r) => r.custom || r.remote)));
+    expect(depths).toEqual([6, 6]);
+  });
+
+  it('cloud stack: no pull secret, no storage', async () => {
+    const rec = await record(() => new AppServing('app', { plan: examplePlan('cloud') }));
+    expect(assertIndependent(rec, 'app', ['qwen3-06b', 'bge-small'])).toEqual({ 'qwen3-06b': 12, 'bge-small': 12 });
+    expect(rec.resources.filter((r) => r.type === 'kubernetes:core/v1:Secret')).toEqual([]);
+    // Namespace → GAIE chart → modelservice chart (→ embeddings Service for the embedder).
+    const depths = modelResources(rec, 'app', ['qwen3-06b', 'bge-small']).map((m) => dependencyDepth(m.resources.filter((r) => r.custom || r.remote)));
+    expect(depths).toEqual([3, 4]);
+  });
+
+  it('kserve stack: the Envoy Gateway once, only KServe services wait for it', async () => {
+    const plan = kservePlan('kserve');
+    let app!: AppServing;
+    const rec = await record(() => {
+      app = new AppServing('app', { plan, hfToken: pulumi.secret('hf') });
+    });
+    expect(rec.children('app')).toEqual([
+      'app-serving:kserve:KserveGateway app-kserve-gateway',
+      'app-serving:kserve:KserveModel app-tiny',
+      'app-serving:llmd:LlmdModel app-sim',
+      'pulumi:providers:kubernetes app-provider',
+    ]);
+    expect(rec.dependencies('app-tiny-service')).toContain('app-kserve-gateway-gateway');
+    expect(rec.dependencies('app-tiny-service')).toContain('app-kserve-gateway-gateway-class');
+    const gateway = new Set([rec.get('app-kserve-gateway'), ...rec.descendants('app-kserve-gateway')].map((r) => r.urn));
+    const onGateway = rec.resources.filter((r) => r.dependencies.some((d) => gateway.has(d))).map((r) => r.name).filter((n) => !n.startsWith('app-kserve-gateway'));
+    expect(onGateway).toEqual(['app-tiny-service']);
+    expect(assertIndependent(rec, 'app', ['tiny', 'sim'])).toEqual({ tiny: 10, sim: 12 });
+    expect(await valueOf(app.models.tiny!.pathPrefix)).toBe('/llm-d-tiny/tiny');
+    expect(await valueOf(app.models.tiny!.gatewayUrl)).toBeUndefined();
+    expect(await valueOf(app.models.sim!.pathPrefix)).toBeUndefined();
+  });
+
+  it('kserve stack with the cluster’s own Gateway: none created', async () => {
+    const rec = await record(() => new AppServing('app', { plan: kservePlan('kserve-onprem'), harborToken: 'x', homeDir: '/h' }));
+    expect(rec.children('app')).toEqual(['app-serving:kserve:KserveModel app-tiny-embed', 'pulumi:providers:kubernetes app-provider']);
+  });
+
+  it('a kubeconfig held as a secret reaches the provider as a secret', async () => {
+    const config = loadStackConfigFromMap(
+      { 'app-serving:cloudProvider': 'cloud', 'app-serving:kubeconfig': Secret.plain('apiVersion: v1'), 'app-serving:models': JSON.stringify({ generative: [{ name: 'Sim' }] }) },
+      { stackName: 'dev' },
+    );
+    const plan = planDeployment(config, MODELS_DIR);
+    expect(plan.kubeconfig).toEqual({ secret: true });
+    const rec = await record(() => new AppServing('app', { plan, kubeconfig: 'apiVersion: v1\nkind: Config' }));
+    expect(isSecretValue(rec.get('app-provider').inputs.kubeconfig)).toBe(true);
+    await expect(record(() => new AppServing('app', { plan }))).rejects.toMatchObject({ propertyPath: 'kubeconfig' });
+  });
+
+  it('requires the secrets the plan needs', async () => {
+    await expect(record(() => new AppServing('app', { plan: examplePlan('example') }))).rejects.toMatchObject({ propertyPath: 'harborToken' });
+    await expect(record(() => new AppServing('app', { plan: kservePlan('kserve') }))).rejects.toMatchObject({ propertyPath: 'hfToken' });
+  });
+});

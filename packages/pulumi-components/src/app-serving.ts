@@ -1,0 +1,141 @@
+import { homedir } from 'node:os';
+import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
+import { expandHome, type DeploymentPlan, type Platform } from '@app-serving/core';
+import { TYPE_TOKENS, childName } from './component-names.ts';
+import { KserveGateway } from './kserve-gateway.ts';
+import { KserveModel } from './kserve-model.ts';
+import { LlmdModel } from './llmd-model.ts';
+import { childOptions } from './options.ts';
+
+/** Arguments of {@link AppServing}. */
+export interface AppServingArgs {
+  /** The stack's plan: core `planDeployment(config, modelsDir)`. */
+  readonly plan: DeploymentPlan;
+  /** Harbor robot token (stack secret `harborToken`). Required when the plan has Harbor credentials. */
+  readonly harborToken?: pulumi.Input<string>;
+  /** Hugging Face token (stack secret `hfToken`). Required when the plan says the stack has one. */
+  readonly hfToken?: pulumi.Input<string>;
+  /**
+   * The kubeconfig's content (stack secret `kubeconfig`), when the plan says the kubeconfig is a
+   * secret. A kubeconfig path in the plan is read by the provider; no kubeconfig at all means the
+   * ambient one (`KUBECONFIG`, `~/.kube/config`).
+   */
+  readonly kubeconfig?: pulumi.Input<string>;
+  /**
+   * Where `~/` in the plan's kubeconfig path points.
+   * @default os.homedir()
+   */
+  readonly homeDir?: string;
+  /**
+   * How long `pulumi up` waits for each model's pull Job.
+   * @default "60m"
+   */
+  readonly pullTimeout?: string;
+}
+
+/** What a stack exports per model. */
+export interface ModelOutputs {
+  readonly name: string;
+  readonly platform: Platform;
+  readonly namespace: pulumi.Output<string>;
+  /** llm-d: the gateway Service FQDN; kserve: undefined (KServe reports its URL in the LLMInferenceService status). */
+  readonly gatewayHost: pulumi.Output<string | undefined>;
+  /** llm-d: `http://<gatewayHost>:80`; kserve: undefined. */
+  readonly gatewayUrl: pulumi.Output<string | undefined>;
+  /** llm-d embedders: the embeddings Service URL; else undefined. */
+  readonly embeddingsUrl: pulumi.Output<string | undefined>;
+  /** kserve: the path prefix KServe routes (`/<namespace>/<name>`); llm-d: undefined. */
+  readonly pathPrefix: pulumi.Output<string | undefined>;
+  readonly pvcName: pulumi.Output<string | undefined>;
+}
+
+/**
+ * A whole stack from a core `DeploymentPlan`: one Kubernetes provider shared by every model, the
+ * KServe Envoy Gateway when a model needs it, and one {@link LlmdModel} or {@link KserveModel}
+ * per model. Models do not depend on one another: they deploy in parallel.
+ *
+ * Children: `<name>-provider` (`pulumi:providers:kubernetes`), `<name>-kserve-gateway`
+ * ({@link KserveGateway}, optional) and `<name>-<slug>` per model.
+ */
+export class AppServing extends pulumi.ComponentResource {
+  readonly provider: k8s.Provider;
+  readonly kserveGateway: KserveGateway | undefined;
+  /** The model components by slug. */
+  readonly components: Readonly<Record<string, LlmdModel | KserveModel>>;
+  /** Outputs per model, by slug. */
+  readonly models: Readonly<Record<string, ModelOutputs>>;
+
+  constructor(name: string, args: AppServingArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.AppServing, name, {}, opts);
+    const { plan } = args;
+    if (plan.harbor !== null && args.harborToken === undefined) {
+      throw new pulumi.InputPropertyError({ propertyPath: 'harborToken', reason: 'is required: the stack has Harbor credentials (pulumi config set --secret harborToken <robot token>)' });
+    }
+    if (plan.models.some((m) => m.platform === 'kserve' && m.hfTokenSecret !== null) && args.hfToken === undefined) {
+      throw new pulumi.InputPropertyError({ propertyPath: 'hfToken', reason: 'is required: the stack has a Hugging Face token (pulumi config set --secret hfToken <token>)' });
+    }
+    if (plan.kubeconfig !== null && 'secret' in plan.kubeconfig && args.kubeconfig === undefined) {
+      throw new pulumi.InputPropertyError({ propertyPath: 'kubeconfig', reason: "is required: the stack's kubeconfig is a secret; pass its content" });
+    }
+    const inherited = opts?.dependsOn;
+
+    const kubeconfig =
+      plan.kubeconfig === null ? undefined : 'path' in plan.kubeconfig ? expandHome(plan.kubeconfig.path, args.homeDir ?? homedir()) : pulumi.secret(args.kubeconfig!);
+    this.provider = new k8s.Provider(childName(name, 'provider'), kubeconfig === undefined ? {} : { kubeconfig }, childOptions(this, inherited));
+
+    // Every model component reaches the provider through its parent's providers map.
+    const modelOptions = () => childOptions<pulumi.ComponentResourceOptions>(this, inherited, [], { providers: [this.provider] });
+
+    const gateway = plan.kserve?.gateway;
+    this.kserveGateway =
+      gateway && gateway.create
+        ? new KserveGateway(
+            childName(name, 'kserve-gateway'),
+            { name: gateway.name, namespace: gateway.namespace, className: gateway.className, controllerName: gateway.controllerName, port: gateway.port },
+            modelOptions(),
+          )
+        : undefined;
+
+    const harbor = plan.harbor ? { harborHostname: plan.harbor.hostname, harborUser: plan.harbor.user, harborToken: args.harborToken } : {};
+    const timeout = args.pullTimeout !== undefined ? { pullTimeout: args.pullTimeout } : {};
+    const components: Record<string, LlmdModel | KserveModel> = {};
+    const models: Record<string, ModelOutputs> = {};
+    const none = pulumi.output(undefined);
+    for (const model of plan.models) {
+      const child = childName(name, model.slug);
+      if (model.platform === 'llm-d') {
+        const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
+        components[model.slug] = c;
+        models[model.slug] = {
+          name: model.name,
+          platform: model.platform,
+          namespace: c.namespace,
+          gatewayHost: c.gatewayHost,
+          gatewayUrl: c.gatewayUrl,
+          embeddingsUrl: c.embeddingsUrl,
+          pathPrefix: none,
+          pvcName: c.pvcName,
+        };
+      } else {
+        const hf = model.hfTokenSecret !== null ? { hfToken: args.hfToken } : {};
+        const gw = this.kserveGateway ? { gateway: this.kserveGateway } : {};
+        const c = new KserveModel(child, { plan: model, ...harbor, ...hf, ...gw, ...timeout }, modelOptions());
+        components[model.slug] = c;
+        models[model.slug] = {
+          name: model.name,
+          platform: model.platform,
+          namespace: c.namespace,
+          gatewayHost: none,
+          gatewayUrl: none,
+          embeddingsUrl: none,
+          pathPrefix: c.pathPrefix,
+          pvcName: c.pvcName,
+        };
+      }
+    }
+    this.components = components;
+    this.models = models;
+    this.registerOutputs({ models });
+  }
+}

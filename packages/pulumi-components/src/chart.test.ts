@@ -1,0 +1,63 @@
+import { DEFAULT_CHARTS, type PostRenderPatch } from '@app-serving/core';
+import { describe, expect, it } from 'vitest';
+import { chartArgs, chartRefProblem, postRenderTransform } from './chart.ts';
+
+describe('chartRefProblem', () => {
+  it('accepts the pinned charts', () => {
+    for (const ref of Object.values(DEFAULT_CHARTS)) expect(chartRefProblem(ref)).toBeUndefined();
+  });
+  it('rejects a repository for an oci:// chart, a chart name without one, and missing versions', () => {
+    expect(chartRefProblem({ chart: 'oci://r.example.com/c', version: '1', repo: 'https://x' })).toMatch(/oci:\/\/ chart has no repository/);
+    expect(chartRefProblem({ chart: 'llm-d-infra', version: '1' })).toMatch(/give its Helm repository URL/);
+    expect(chartRefProblem({ chart: 'llm-d-infra', version: '', repo: 'https://x' })).toMatch(/version must not be empty/);
+    expect(chartRefProblem({ chart: './local-chart', version: '1' })).toBeUndefined();
+  });
+});
+
+describe('chartArgs', () => {
+  it('gives repository charts their repositoryOpts and oci:// charts none', () => {
+    expect(chartArgs({ release: 'infra-a', namespace: 'ns', chart: DEFAULT_CHARTS.infra, values: { a: 1 } })).toEqual({
+      name: 'infra-a',
+      namespace: 'ns',
+      chart: 'llm-d-infra',
+      version: 'v1.3.10',
+      repositoryOpts: { repo: 'https://llm-d-incubation.github.io/llm-d-infra/' },
+      values: { a: 1 },
+    });
+    expect(chartArgs({ release: 'gaie-a', namespace: 'ns', chart: DEFAULT_CHARTS.gaie, values: {} })).toEqual({
+      name: 'gaie-a',
+      namespace: 'ns',
+      chart: 'oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool',
+      version: 'v1.2.0',
+      values: {},
+    });
+  });
+});
+
+describe('postRenderTransform', () => {
+  const patch: PostRenderPatch = { kind: 'service-account-pull-secret', serviceAccount: 'gaie-a-epp', imagePullSecrets: [{ name: 'harbor-creds' }] };
+  const transform = postRenderTransform([patch]);
+  const sa = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'gaie-a-epp', namespace: 'ns' } };
+
+  it('patches the targeted object and keeps its options', async () => {
+    const opts = { protect: true };
+    expect(await transform({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: sa, opts })).toEqual({
+      props: { ...sa, imagePullSecrets: [{ name: 'harbor-creds' }] },
+      opts,
+    });
+    expect(sa).not.toHaveProperty('imagePullSecrets');
+  });
+
+  it('leaves other objects and components alone', async () => {
+    const other = { ...sa, metadata: { name: 'other', namespace: 'ns' } };
+    expect(await transform({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: other, opts: {} })).toBeUndefined();
+    expect(await transform({ custom: false, type: 'kubernetes:helm.sh/v4:Chart', name: 'c', props: { chart: 'x' }, opts: {} })).toBeUndefined();
+  });
+
+  it('is not affected by later changes to the patches it was built from', async () => {
+    const patches: PostRenderPatch[] = [{ ...patch, imagePullSecrets: [{ name: 'harbor-creds' }] }];
+    const t = postRenderTransform(patches);
+    (patches[0] as unknown as { imagePullSecrets: { name: string }[] }).imagePullSecrets.push({ name: 'late' });
+    expect(await t({ custom: true, type: 't', name: 'x', props: sa, opts: {} })).toMatchObject({ props: { imagePullSecrets: [{ name: 'harbor-creds' }] } });
+  });
+});

@@ -1,0 +1,85 @@
+import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
+import { applyPatches, type ChartRef, type KubernetesObject, type PostRenderPatch, type Values } from '@app-serving/core';
+import { childName } from './component-names.ts';
+import { childOptions, type DependsOn } from './options.ts';
+
+/**
+ * Pure builders of the Helm charts' arguments and post-render transforms, and the one place
+ * that creates a `helm.v4.Chart` for the chart components.
+ */
+
+/** Why a chart reference cannot be used as given, or `undefined`. */
+export function chartRefProblem(ref: ChartRef): string | undefined {
+  if (ref.chart.length === 0) return 'chart must not be empty';
+  if (ref.version.length === 0) return 'version must not be empty: app-serving deploys pinned chart versions only';
+  if (ref.chart.startsWith('oci://')) {
+    return ref.repo !== undefined ? `an oci:// chart has no repository; remove repo "${ref.repo}" (the registry is part of the chart reference)` : undefined;
+  }
+  if (ref.repo === undefined && !ref.chart.startsWith('./') && !ref.chart.startsWith('/')) {
+    return `"${ref.chart}" is a chart name: give its Helm repository URL in repo, or an oci:// reference`;
+  }
+  return undefined;
+}
+
+/** What a chart release is made of. */
+export interface ChartReleaseInputs {
+  /** Helm release name (from core: `infra-<slug>`, `gaie-<slug>`, `ms-<slug>`). */
+  readonly release: pulumi.Input<string>;
+  readonly namespace: pulumi.Input<string>;
+  readonly chart: ChartRef;
+  readonly values: pulumi.Input<Values>;
+}
+
+/** The `helm.v4.Chart` arguments of a release: `oci://` charts carry no `repositoryOpts`. */
+export function chartArgs(inputs: ChartReleaseInputs): k8s.helm.v4.ChartArgs {
+  const { chart } = inputs;
+  return {
+    name: inputs.release,
+    namespace: inputs.namespace,
+    chart: chart.chart,
+    version: chart.version,
+    ...(chart.repo !== undefined && !chart.chart.startsWith('oci://') && { repositoryOpts: { repo: chart.repo } }),
+    values: inputs.values as pulumi.Input<{ [key: string]: unknown }>,
+  };
+}
+
+/**
+ * A resource transform that applies core's post-render patches to the objects a chart renders.
+ *
+ * Registered through the chart's `transforms` option, Pulumi runs it for the chart and for every
+ * object rendered from it, before registering the object. Objects no patch targets (and the chart
+ * component itself) are left alone: the transform returns `undefined`.
+ *
+ * @see https://www.pulumi.com/docs/iac/concepts/options/transforms/
+ */
+export function postRenderTransform(patches: readonly PostRenderPatch[]): pulumi.ResourceTransform {
+  const own = structuredClone(patches) as PostRenderPatch[];
+  return (args) => {
+    if (!args.custom) return undefined;
+    const object = args.props as KubernetesObject;
+    const patched = applyPatches(own, object);
+    return patched === object ? undefined : { props: patched as pulumi.Inputs, opts: args.opts };
+  };
+}
+
+/** What {@link createChart} needs beyond the release. */
+export interface CreateChartArgs extends ChartReleaseInputs {
+  /** Post-render patches; none means no transform is registered. */
+  readonly patches?: readonly PostRenderPatch[] | undefined;
+}
+
+/**
+ * Creates the `helm.v4.Chart` of a chart component as its child `<name>-chart`, after the
+ * component's own dependencies. Validates the chart reference first.
+ */
+export function createChart(component: pulumi.ComponentResource, name: string, args: CreateChartArgs, inherited: DependsOn): k8s.helm.v4.Chart {
+  const problem = chartRefProblem(args.chart);
+  if (problem) throw new pulumi.InputPropertyError({ propertyPath: 'chart', reason: problem });
+  const patches = args.patches ?? [];
+  return new k8s.helm.v4.Chart(
+    childName(name, 'chart'),
+    chartArgs(args),
+    childOptions<pulumi.ComponentResourceOptions>(component, inherited, [], patches.length > 0 ? { transforms: [postRenderTransform(patches)] } : undefined),
+  );
+}

@@ -1,0 +1,29 @@
+/**
+ * Type tokens and child logical names of the components.
+ *
+ * A type token is part of every URN: renaming one re-creates every deployed resource under it,
+ * so never change a token without adding an `aliases` entry for the old one.
+ */
+export const TYPE_TOKENS = {
+  AppServing: 'app-serving:index:AppServing',
+  ModelNamespace: 'app-serving:model:ModelNamespace',
+  ModelStorage: 'app-serving:storage:ModelStorage',
+  LlmdInfra: 'app-serving:llmd:LlmdInfra',
+  InferencePool: 'app-serving:llmd:InferencePool',
+  ModelService: 'app-serving:llmd:ModelService',
+  InferenceRoute: 'app-serving:llmd:InferenceRoute',
+  EmbeddingService: 'app-serving:llmd:EmbeddingService',
+  LlmdModel: 'app-serving:llmd:LlmdModel',
+  KserveGateway: 'app-serving:kserve:KserveGateway',
+  KserveModel: 'app-serving:kserve:KserveModel',
+} as const;
+
+/**
+ * The logical (Pulumi) name of a component's child: `<component name>-<suffix>`.
+ *
+ * Logical names only identify resources in the Pulumi state; the names the objects get in the
+ * cluster (`metadata.name`, Helm release names) always come from `@app-serving/core`.
+ */
+export function childName(component: string, suffix: string): string {
+  return `${component}-${suffix}`;
+}

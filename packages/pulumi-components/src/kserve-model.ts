@@ -1,0 +1,155 @@
+import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
+import {
+  hfTokenSecretManifest,
+  kserveServiceAccountManifest,
+  llmInferenceServiceConfigManifest,
+  llmInferenceServiceManifest,
+  RESOURCE_TYPES,
+  type KserveModelPlan,
+} from '@app-serving/core';
+import { TYPE_TOKENS, childName } from './component-names.ts';
+import { customResource } from './custom-resource.ts';
+import type { ModelFolderArgs } from './model-folder.ts';
+import { ModelNamespace } from './model-namespace.ts';
+import { resolveModelPlan } from './model-plan.ts';
+import { ModelStorage } from './model-storage.ts';
+import { afterResource, childOptions } from './options.ts';
+
+/** Arguments of {@link KserveModel}: a plan entry, or a model folder to plan here. */
+export interface KserveModelArgs {
+  /** The model's entry of a core `DeploymentPlan` (platform `kserve`). Give this, or {@link folder}. */
+  readonly plan?: KserveModelPlan;
+  /** Plan the model here from its folder (`<category>/<name>/kserve-<slug>/values.yaml`). Give this, or {@link plan}. */
+  readonly folder?: ModelFolderArgs;
+  /**
+   * The Hugging Face token; stays a Pulumi secret. Required when the plan has an HF token Secret
+   * (`plan.hfTokenSecret`).
+   * @see https://huggingface.co/docs/hub/security-tokens
+   */
+  readonly hfToken?: pulumi.Input<string>;
+  /** Harbor registry host name. Required when the plan has a pull secret. */
+  readonly harborHostname?: pulumi.Input<string>;
+  /** Harbor robot account. Required when the plan has a pull secret. */
+  readonly harborUser?: pulumi.Input<string>;
+  /** Harbor robot token; stays a Pulumi secret. Required when the plan has a pull secret. */
+  readonly harborToken?: pulumi.Input<string>;
+  /**
+   * The stack's {@link KserveGateway} (or whatever provides the Gateway the model attaches to):
+   * only the LLMInferenceService waits for it; the rest of the model deploys meanwhile.
+   */
+  readonly gateway?: pulumi.Input<pulumi.Resource>;
+  /**
+   * How long `pulumi up` waits for the download Job.
+   * @default "60m"
+   */
+  readonly pullTimeout?: string;
+}
+
+/**
+ * One KServe model: namespace (and pull secret), the Hugging Face token Secret and the
+ * ServiceAccount carrying it, model storage, the `LLMInferenceServiceConfig` and the
+ * `LLMInferenceService`, which attaches to the stack's Envoy Gateway.
+ *
+ * Children: `<name>-namespace` ({@link ModelNamespace}), `<name>-hf-token` (`v1/Secret`),
+ * `<name>-service-account`, `<name>-storage` ({@link ModelStorage}), `<name>-config` and
+ * `<name>-service` (custom resources). Give the stack's {@link KserveGateway} as `gateway`.
+ */
+export class KserveModel extends pulumi.ComponentResource {
+  readonly plan: KserveModelPlan;
+  readonly namespace: pulumi.Output<string>;
+  /** The LLMInferenceService's name, once it exists. */
+  readonly serviceName: pulumi.Output<string>;
+  /** The URL path prefix KServe routes to the model: `/<namespace>/<name>`. */
+  readonly pathPrefix: pulumi.Output<string>;
+  readonly pvcName: pulumi.Output<string | undefined>;
+
+  readonly modelNamespace: ModelNamespace;
+  readonly hfTokenSecret: k8s.core.v1.Secret | undefined;
+  readonly serviceAccount: k8s.core.v1.ServiceAccount;
+  readonly storage: ModelStorage | undefined;
+  readonly config: k8s.apiextensions.CustomResource;
+  readonly service: k8s.apiextensions.CustomResource;
+
+  constructor(name: string, args: KserveModelArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.KserveModel, name, {}, opts);
+    const { model: plan } = resolveModelPlan<KserveModelPlan>(args, 'kserve');
+    this.plan = plan;
+    if (plan.hfTokenSecret !== null && args.hfToken === undefined) {
+      throw new pulumi.InputPropertyError({ propertyPath: 'hfToken', reason: `is required: the plan of ${plan.name} reads it from the Secret ${plan.hfTokenSecret} (pulumi config set --secret hfToken <token>)` });
+    }
+    if (plan.hfTokenSecret === null && args.hfToken !== undefined) {
+      pulumi.log.warn(`hfToken is ignored: the plan of ${plan.name} has no Hugging Face token Secret (plan the stack with hfToken set)`, this);
+    }
+    if (plan.pullSecret !== null && args.harborToken === undefined) {
+      throw new pulumi.InputPropertyError({ propertyPath: 'harborToken', reason: `is required: the plan of ${plan.name} pulls with the Secret ${plan.pullSecret}` });
+    }
+    const inherited = opts?.dependsOn;
+
+    this.modelNamespace = new ModelNamespace(
+      childName(name, 'namespace'),
+      {
+        name: plan.namespace,
+        slug: plan.slug,
+        ...(plan.pullSecret !== null && { harborHostname: args.harborHostname, harborUser: args.harborUser, harborToken: args.harborToken, pullSecretName: plan.pullSecret }),
+      },
+      childOptions(this, inherited),
+    );
+    const ns = this.modelNamespace;
+    const namespace = ns.name;
+
+    if (plan.hfTokenSecret !== null) {
+      const secretName = plan.hfTokenSecret;
+      const token = pulumi.secret(args.hfToken!);
+      // Built by core inside an apply on the secret token; only `HF_TOKEN` holds a secret.
+      const manifest = pulumi.all([namespace, token]).apply(([ns, t]) => hfTokenSecretManifest({ name: secretName, namespace: ns, slug: plan.slug, token: t }));
+      this.hfTokenSecret = new k8s.core.v1.Secret(
+        childName(name, 'hf-token'),
+        { metadata: pulumi.unsecret(manifest.metadata), type: pulumi.unsecret(manifest.type), stringData: manifest.stringData },
+        childOptions(this, inherited, [ns]),
+      );
+    } else {
+      this.hfTokenSecret = undefined;
+    }
+
+    const sa = namespace.apply((ns) => kserveServiceAccountManifest({ ...plan, namespace: ns }));
+    this.serviceAccount = new k8s.core.v1.ServiceAccount(
+      childName(name, 'service-account'),
+      { metadata: sa.metadata, secrets: sa.secrets, imagePullSecrets: sa.imagePullSecrets },
+      childOptions(this, inherited, [ns, this.hfTokenSecret]),
+    );
+
+    this.storage = plan.storage
+      ? new ModelStorage(
+          childName(name, 'storage'),
+          {
+            namespace,
+            slug: plan.slug,
+            storage: plan.storage,
+            ...(plan.pullSecret !== null && { pullSecret: plan.pullSecret }),
+            ...(plan.hfTokenSecret !== null && { hfTokenSecret: plan.hfTokenSecret }),
+            serviceAccount: plan.serviceAccount,
+            nodeSelector: plan.nodeSelector,
+            tolerations: plan.tolerations,
+            ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
+          },
+          childOptions(this, inherited, [ns, this.serviceAccount, this.hfTokenSecret]),
+        )
+      : undefined;
+
+    this.config = customResource(childName(name, 'config'), RESOURCE_TYPES.llmInferenceServiceConfig, llmInferenceServiceConfigManifest(plan), childOptions(this, inherited, [ns]));
+
+    this.service = customResource(
+      childName(name, 'service'),
+      RESOURCE_TYPES.llmInferenceService,
+      llmInferenceServiceManifest(plan),
+      childOptions(this, inherited, [ns, this.serviceAccount, this.config, this.storage, args.gateway]),
+    );
+
+    this.namespace = namespace;
+    this.serviceName = this.service.metadata.name;
+    this.pathPrefix = afterResource(this.service, plan.pathPrefix);
+    this.pvcName = this.storage ? this.storage.pvcName : pulumi.output(undefined);
+    this.registerOutputs({ namespace: this.namespace, serviceName: this.serviceName, pathPrefix: this.pathPrefix, pvcName: this.pvcName });
+  }
+}

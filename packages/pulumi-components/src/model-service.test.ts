@@ -1,0 +1,39 @@
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { llmdModel, record } from '../test/harness.ts';
+import { ModelService } from './model-service.ts';
+
+describe('ModelService', () => {
+  const qwen = llmdModel('example', 'Qwen3-0.6B-rke2');
+  const args = { namespace: qwen.namespace, releaseName: qwen.releases.modelService, chart: qwen.charts.modelService, values: qwen.values.modelService };
+  afterEach(() => vi.restoreAllMocks());
+
+  it('deploys llm-d-modelservice after what it is given to wait for', async () => {
+    const warn = vi.spyOn(pulumi.log, 'warn');
+    const rec = await record(() => {
+      const volume = new k8s.core.v1.PersistentVolumeClaim('pvc', { metadata: { name: 'qwen3-06b-rke2-model' } });
+      new ModelService('ms', args, { dependsOn: [volume] });
+    });
+    expect(rec.children('ms')).toEqual(['kubernetes:helm.sh/v4:Chart ms-chart']);
+    expect(rec.dependencies('ms-chart')).toEqual(['pvc']);
+    expect(rec.get('ms-chart').inputs).toEqual({
+      name: 'ms-qwen3-06b-rke2',
+      namespace: 'llm-d-qwen3-06b-rke2',
+      chart: 'llm-d-modelservice',
+      version: 'v0.4.12',
+      repositoryOpts: { repo: 'https://llm-d-incubation.github.io/llm-d-modelservice/' },
+      values: qwen.values.modelService,
+    });
+    expect(rec.get('ms-chart').inputs).toMatchObject({ values: { modelArtifacts: { uri: 'pvc+hf://qwen3-06b-rke2-model/hub/Qwen/Qwen3-0.6B' } } });
+    expect(rec.get('ms-chart').transforms).toEqual([]);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it('warns when its values mount a PVC but nothing orders it after the pull', async () => {
+    const warn = vi.spyOn(pulumi.log, 'warn').mockImplementation(() => Promise.resolve());
+    await record(() => new ModelService('ms', args));
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(/modelArtifacts.uri is pvc\+hf:\/\/qwen3-06b-rke2-model\/hub\/Qwen\/Qwen3-0.6B.*dependsOn/);
+  });
+});

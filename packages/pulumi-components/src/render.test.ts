@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { examplePlan, kservePlan, manyModelsPlan } from '../test/harness.ts';
+import { renderStack, type RenderedStack } from './render.ts';
+
+const FIELDS = ['dependsOn', 'inputs', 'name', 'parent', 'type', 'urn'];
+
+describe('renderStack', () => {
+  it('lists every resource of the cloud stack in tree order with parent and dependency URNs', async () => {
+    const out = await renderStack(examplePlan('cloud'));
+    for (const r of out.resources) expect(Object.keys(r).sort()).toEqual(FIELDS);
+    expect(out.resources.map((r) => `${r.type} ${r.name}`)).toEqual([
+      'app-serving:index:AppServing app-serving',
+      'app-serving:llmd:LlmdModel app-serving-bge-small',
+      'app-serving:llmd:EmbeddingService app-serving-bge-small-embeddings',
+      'kubernetes:core/v1:Service app-serving-bge-small-embeddings-service',
+      'app-serving:llmd:LlmdInfra app-serving-bge-small-infra',
+      'kubernetes:helm.sh/v4:Chart app-serving-bge-small-infra-chart',
+      'kubernetes:core/v1:Service app-serving-bge-small-infra-gateway-alias',
+      'app-serving:llmd:ModelService app-serving-bge-small-model-service',
+      'kubernetes:helm.sh/v4:Chart app-serving-bge-small-model-service-chart',
+      'app-serving:model:ModelNamespace app-serving-bge-small-namespace',
+      'kubernetes:core/v1:Namespace app-serving-bge-small-namespace-namespace',
+      'app-serving:llmd:InferencePool app-serving-bge-small-pool',
+      'kubernetes:helm.sh/v4:Chart app-serving-bge-small-pool-chart',
+      'pulumi:providers:kubernetes app-serving-provider',
+      'app-serving:llmd:LlmdModel app-serving-qwen3-06b',
+      'app-serving:llmd:LlmdInfra app-serving-qwen3-06b-infra',
+      'kubernetes:helm.sh/v4:Chart app-serving-qwen3-06b-infra-chart',
+      'kubernetes:core/v1:Service app-serving-qwen3-06b-infra-gateway-alias',
+      'app-serving:llmd:ModelService app-serving-qwen3-06b-model-service',
+      'kubernetes:helm.sh/v4:Chart app-serving-qwen3-06b-model-service-chart',
+      'app-serving:model:ModelNamespace app-serving-qwen3-06b-namespace',
+      'kubernetes:core/v1:Namespace app-serving-qwen3-06b-namespace-namespace',
+      'app-serving:llmd:InferencePool app-serving-qwen3-06b-pool',
+      'kubernetes:helm.sh/v4:Chart app-serving-qwen3-06b-pool-chart',
+      'app-serving:llmd:InferenceRoute app-serving-qwen3-06b-route',
+      'kubernetes:gateway.networking.k8s.io/v1:HTTPRoute app-serving-qwen3-06b-route-httproute',
+    ]);
+    const byName = new Map(out.resources.map((r) => [r.name, r]));
+    const urn = (name: string) => byName.get(name)!.urn;
+    expect(urn('app-serving-qwen3-06b-route-httproute')).toBe(
+      'urn:pulumi:cloud::app-serving::app-serving:index:AppServing$app-serving:llmd:LlmdModel$app-serving:llmd:InferenceRoute$kubernetes:gateway.networking.k8s.io/v1:HTTPRoute::app-serving-qwen3-06b-route-httproute',
+    );
+    expect(byName.get('app-serving')!.parent).toBeNull();
+    expect(byName.get('app-serving-qwen3-06b-route-httproute')!.parent).toBe(urn('app-serving-qwen3-06b-route'));
+    expect(byName.get('app-serving-qwen3-06b-route-httproute')!.dependsOn).toEqual(
+      ['app-serving-qwen3-06b-infra-chart', 'app-serving-qwen3-06b-infra-gateway-alias', 'app-serving-qwen3-06b-namespace-namespace', 'app-serving-qwen3-06b-pool-chart'].map(urn).sort(),
+    );
+    expect(byName.get('app-serving-qwen3-06b-namespace-namespace')!.inputs).toEqual({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'llm-d-qwen3-06b', labels: { 'app.kubernetes.io/managed-by': 'app-serving', 'app.kubernetes.io/part-of': 'app-serving', 'app-serving.io/model': 'qwen3-06b' } },
+    });
+  });
+
+  it('prints every secret as "[secret]" and is the same on every call', async () => {
+    const plan = examplePlan('example');
+    const token = 'robot-token-that-must-not-leak';
+    const first = await renderStack(plan, { secrets: { harborToken: token }, homeDir: '/home/ops' });
+    const text = JSON.stringify(first);
+    expect(text).not.toContain(token);
+    expect(text).not.toContain(Buffer.from(`robot$k8s-puller:${token}`).toString('base64'));
+    const secrets = first.resources.filter((r) => r.type === 'kubernetes:core/v1:Secret');
+    expect(secrets.map((r) => r.inputs.stringData)).toEqual(['[secret]', '[secret]']);
+    expect(secrets[0]!.inputs.metadata).toMatchObject({ name: 'harbor-creds' });
+    expect(first.resources.find((r) => r.type === 'pulumi:providers:kubernetes')!.inputs).toEqual({ kubeconfig: '/home/ops/.kube/rke2-cluster.yaml' });
+
+    // Callable again in the same process, also concurrently, with identical results.
+    const [second, third] = await Promise.all([renderStack(plan, { secrets: { harborToken: token }, homeDir: '/home/ops' }), renderStack(plan, { homeDir: '/home/ops' })]);
+    expect(second).toEqual(first);
+    expect(third).toEqual(first);
+  });
+
+  it('renders the KServe stack, placeholders standing in for secrets it was not given', async () => {
+    const out = await renderStack(kservePlan('kserve'));
+    const types = out.resources.map((r) => r.type);
+    expect(types.filter((t) => t.includes('serving.kserve.io')).sort()).toEqual(['kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService', 'kubernetes:serving.kserve.io/v1alpha1:LLMInferenceServiceConfig']);
+    expect(out.resources.find((r) => r.name === 'app-serving-tiny-hf-token')!.inputs.stringData).toBe('[secret]');
+  });
+
+  it('rejects with the component error, and the next render still works', async () => {
+    const plan = examplePlan('kind');
+    const [model] = plan.models;
+    const broken = { ...plan, models: [{ ...model!, charts: { ...(model as { charts: object }).charts, infra: { chart: 'oci://x.example.com/c', version: '1', repo: 'https://x' } } }] } as unknown as typeof plan;
+    await expect(renderStack(broken)).rejects.toMatchObject({ propertyPath: 'chart' });
+    expect((await renderStack(plan)).resources).toHaveLength(26);
+  });
+
+  it('scales: a 100-model plan renders every model', async () => {
+    const plan = manyModelsPlan(100);
+    const out: RenderedStack = await renderStack(plan);
+    expect(out.resources).toHaveLength(2 + 100 * 12);
+    expect(new Set(out.resources.map((r) => r.urn)).size).toBe(out.resources.length);
+  }, 30_000);
+});

@@ -1,0 +1,135 @@
+/**
+ * `renderStack`: what `pulumi up` would register for a plan, computed offline.
+ *
+ * Import it from `@app-serving/pulumi-components/render`. It runs the real {@link AppServing}
+ * under Pulumi's mocks (no engine, no CLI, no cluster, no network; an invoke is an error) and
+ * lists every resource with its inputs, secrets replaced by `"[secret]"`.
+ */
+import type { DeploymentPlan } from '@app-serving/core';
+import * as pulumi from '@pulumi/pulumi';
+import { AppServing } from './app-serving.ts';
+import { recordUnderMocks, redactSecrets, type RecordedResource } from './mock-runtime.ts';
+
+/** What a secret input is printed as. */
+export const REDACTED = '[secret]';
+
+/** Options of {@link renderStack}. */
+export interface RenderOptions {
+  /**
+   * Pulumi project name (part of every URN).
+   * @default "app-serving"
+   */
+  readonly project?: string;
+  /**
+   * Logical name of the AppServing component (`apps/app-serving` uses `app-serving`).
+   * @default "app-serving"
+   */
+  readonly name?: string;
+  /**
+   * Where `~/` in the plan's kubeconfig path points; fix it for output that does not depend on the machine.
+   * @default os.homedir()
+   */
+  readonly homeDir?: string;
+  /**
+   * Values the program receives for its secrets. Only their presence matters: every secret input is
+   * printed as "[secret]". By default each secret the plan needs gets a placeholder.
+   */
+  readonly secrets?: { readonly harborToken?: string; readonly hfToken?: string; readonly kubeconfig?: string };
+}
+
+/** One resource of a rendered stack. */
+export interface RenderedResource {
+  /** The resource's URN: what `parent` and `dependsOn` refer to. */
+  readonly urn: string;
+  /** Pulumi type token, e.g. `kubernetes:core/v1:Namespace`, `kubernetes:helm.sh/v4:Chart`. */
+  readonly type: string;
+  /** Logical name. */
+  readonly name: string;
+  /** URN of the parent, or null for the root. */
+  readonly parent: string | null;
+  /** URNs of the resources this one waits for, sorted. */
+  readonly dependsOn: string[];
+  /** Inputs, every secret value replaced by "[secret]". */
+  readonly inputs: Record<string, unknown>;
+}
+
+/** A rendered stack: resources in tree order (pre-order; siblings by name, then type). */
+export interface RenderedStack {
+  readonly resources: RenderedResource[];
+}
+
+const PLACEHOLDER = 'app-serving-render-placeholder';
+
+/**
+ * Runs {@link AppServing} for `plan` under Pulumi's mocks and returns what it registers.
+ * Deterministic for a given plan and options; may be called any number of times in a process
+ * (calls are serialised). Rejects with the component's error for a plan it cannot deploy.
+ */
+export async function renderStack(plan: DeploymentPlan, options: RenderOptions = {}): Promise<RenderedStack> {
+  const secrets = options.secrets ?? {};
+  const needsKubeconfig = plan.kubeconfig !== null && 'secret' in plan.kubeconfig;
+  const needsHf = plan.hfToken || plan.models.some((m) => m.platform === 'kserve' && m.hfTokenSecret !== null);
+  const records = await recordUnderMocks(
+    () => {
+      new AppServing(options.name ?? 'app-serving', {
+        plan,
+        ...(plan.harbor !== null && { harborToken: pulumi.secret(secrets.harborToken ?? PLACEHOLDER) }),
+        ...(needsHf && { hfToken: pulumi.secret(secrets.hfToken ?? PLACEHOLDER) }),
+        ...(needsKubeconfig && { kubeconfig: pulumi.secret(secrets.kubeconfig ?? PLACEHOLDER) }),
+        ...(options.homeDir !== undefined && { homeDir: options.homeDir }),
+      });
+    },
+    { project: options.project ?? 'app-serving', stack: plan.stack },
+  );
+  const urns = engineUrns(records, plan.stack, options.project ?? 'app-serving');
+  const urn = (mock: string) => urns.get(mock) ?? mock;
+  return {
+    resources: treeOrder(records).map((r) => ({
+      urn: urn(r.urn),
+      type: r.type,
+      name: r.name,
+      parent: r.parent === undefined ? null : urn(r.parent),
+      dependsOn: r.dependencies.map(urn).sort(),
+      inputs: redactSecrets(r.inputs, REDACTED) as Record<string, unknown>,
+    })),
+  };
+}
+
+/**
+ * The URNs the Pulumi engine gives these resources: `urn:pulumi:<stack>::<project>::<qualified
+ * type>::<name>`, the qualified type being every ancestor's type and the resource's, joined by `$`.
+ * (Pulumi's mock monitor keeps only the parent's own type, so its URNs differ for deeper resources.)
+ */
+function engineUrns(records: readonly RecordedResource[], stack: string, project: string): Map<string, string> {
+  const byUrn = new Map(records.map((r) => [r.urn, r]));
+  const qualified = new Map<string, string>();
+  const qualify = (r: RecordedResource): string => {
+    const known = qualified.get(r.urn);
+    if (known !== undefined) return known;
+    const parent = r.parent === undefined ? undefined : byUrn.get(r.parent);
+    const type = parent ? `${qualify(parent)}$${r.type}` : r.type;
+    qualified.set(r.urn, type);
+    return type;
+  };
+  return new Map(records.map((r) => [r.urn, `urn:pulumi:${stack}::${project}::${qualify(r)}::${r.name}`]));
+}
+
+/** Pre-order over the parent tree; siblings sorted by name, then type. */
+export function treeOrder(records: readonly RecordedResource[]): RecordedResource[] {
+  const children = new Map<string | undefined, RecordedResource[]>();
+  const known = new Set(records.map((r) => r.urn));
+  for (const r of records) {
+    const parent = r.parent !== undefined && known.has(r.parent) ? r.parent : undefined;
+    children.set(parent, [...(children.get(parent) ?? []), r]);
+  }
+  const out: RecordedResource[] = [];
+  const visit = (parent: string | undefined) => {
+    const list = (children.get(parent) ?? []).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    for (const r of list) {
+      out.push(r);
+      visit(r.urn);
+    }
+  };
+  visit(undefined);
+  return out;
+}
