@@ -1,1 +1,59 @@
-export {};
+/**
+ * @app-serving/k8s-verify — smoke tests of a deployed app-serving stack: readiness, the model pull
+ * marker, and OpenAI-compatible chat, completions and embeddings through the real traffic path
+ * (llm-d Gateway or embeddings Service, KServe Gateway), over port-forwards or a base URL.
+ * No module does anything at import time; `@kubernetes/client-node` is loaded only when a cluster is used.
+ */
+
+// Orchestrator
+export { verifyPlan, selectModels } from './verify.ts';
+export type { VerifyOptions } from './verify.ts';
+
+// Checks, each usable alone
+export { checkModels, checkChat, checkChatStream, checkCompletions, checkEmbeddings, checkGatewayRejectsEmbeddings, streamChat, DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_MAX_TOKENS } from './openai.ts';
+export type { HttpCheckOptions, RouteHint, StreamOutcome } from './openai.ts';
+export { checkReady, checkPulled, checkKserveAddress, probeReady, probeKserveAddress, llmInferenceServiceRef } from './cluster-checks.ts';
+export type { ClusterCheckOptions, Probe, KserveAddress } from './cluster-checks.ts';
+export { runLoadProbe, loadCheck, percentiles } from './load.ts';
+export type { LoadProbeOptions } from './load.ts';
+
+// Result contract
+export { CHECK_NAMES, CHECK_STATUSES, RESULT_SCHEMA_VERSION, LOAD_PROBE_LABEL } from './types.ts';
+export type {
+  CheckName,
+  CheckStatus,
+  CheckResult,
+  Failure,
+  JsonValue,
+  ModelResult,
+  EndpointInfo,
+  LoadProbeResult,
+  Percentiles,
+  VerifyResult,
+  VerifyTarget,
+  VerifyEvent,
+} from './types.ts';
+
+// Formatters (pure)
+export { formatSummary, formatJson, formatJunit, summaryRows, describeEvent, describeTarget } from './format.ts';
+export type { SummaryRow, SummaryOptions } from './format.ts';
+
+// Kubernetes access
+export { loadKubeconfig, connectCluster } from './kubeconfig.ts';
+export type { KubeconfigOptions, ResolvedKubeconfig } from './kubeconfig.ts';
+export { createCluster, KubeError, labelSelector } from './cluster.ts';
+export type { Cluster, PodSummary, ServiceSummary, JobSummary, ExecOutcome, Tunnel, CustomObjectRef } from './cluster.ts';
+export { openServiceEndpoint, openKserveEndpoint, EndpointError, ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, ENVOY_GATEWAY_SYSTEM_NAMESPACE } from './endpoints.ts';
+export type { OpenEndpoint } from './endpoints.ts';
+
+// HTTP, diagnosis and utilities
+export { RequestError, SseParser } from './http.ts';
+export type { Endpoint, RequestErrorKind } from './http.ts';
+export { EPP_EMBEDDINGS_REJECTION } from './diagnose.ts';
+export type { RouteContext } from './diagnose.ts';
+export { VerifyError, isVerifyError } from './errors.ts';
+export type { VerifyErrorCode } from './errors.ts';
+export { parseDuration } from './duration.ts';
+export { systemClock, DEFAULT_BACKOFF, DeadlineError, formatMs } from './clock.ts';
+export type { Clock, Backoff } from './clock.ts';
+export { Redactor, displayUrl } from './redact.ts';

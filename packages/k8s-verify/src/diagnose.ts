@@ -1,0 +1,140 @@
+import { formatMs } from './clock.ts';
+import { snippet, type RequestError } from './http.ts';
+import type { Failure } from './types.ts';
+
+/** What a diagnosis knows about where a request went. */
+export interface RouteContext {
+  /**
+   * - `gateway`: an llm-d Gateway (HTTPRoute → InferencePool → EPP → decode pod);
+   * - `service`: straight to the model server (the embeddings Service);
+   * - `kserve`: the KServe Gateway (managed HTTPRoute on the path prefix → EPP → vLLM);
+   * - `direct`: any OpenAI-compatible URL (`--base-url`).
+   */
+  readonly kind: 'gateway' | 'service' | 'kserve' | 'direct';
+  /** e.g. `HTTPRoute llm-d-sim on Gateway infra-sim-inference-gateway`. */
+  readonly route?: string | null;
+  /** KServe: `/<namespace>/<name>`. */
+  readonly pathPrefix?: string | null;
+  /** Where to read logs, e.g. `kubectl logs -n llm-d-sim deploy/ms-sim-llm-d-modelservice-decode`. */
+  readonly logs?: string | null;
+  /** Where the request went, e.g. `127.0.0.1:41235 (port-forward …)`. */
+  readonly where: string;
+  /** The last port-forward problem, if any. */
+  readonly transportProblem?: string | null;
+}
+
+/** The message the EPP of GAIE v1.2 answers `/v1/embeddings` with (400). */
+export const EPP_EMBEDDINGS_REJECTION = /must have at least one message|invalid chat-completions request/i;
+
+/** A failure for an HTTP answer with an unexpected status. */
+export function httpFailure(expected: string, status: number, body: string, path: string, ctx: RouteContext): Failure {
+  return { expected, got: `HTTP ${status}${body.trim() ? '' : ' with an empty body'}`, cause: httpCause(status, body, path, ctx), httpStatus: status, body: body.trim() ? snippet(body) : null };
+}
+
+/** A failure for a 200 whose body is not what the check wants. */
+export function bodyFailure(expected: string, got: string, body: string | null, cause: string | null, status = 200): Failure {
+  return { expected, got, cause, httpStatus: status, body: body === null ? null : snippet(body) };
+}
+
+/** A failure for a request that got no (complete) answer. */
+export function requestFailure(expected: string, error: RequestError, timeoutMs: number, ctx: RouteContext, extra = ''): Failure {
+  return { expected, got: `${describeRequestError(error, timeoutMs)}${extra}`, cause: requestCause(error, timeoutMs, ctx), httpStatus: null, body: null };
+}
+
+function describeRequestError(error: RequestError, timeoutMs: number): string {
+  switch (error.kind) {
+    case 'timeout':
+      return `no answer within ${formatMs(timeoutMs)}`;
+    case 'deadline':
+      return error.message;
+    case 'aborted':
+      return 'cancelled';
+    default:
+      return error.message;
+  }
+}
+
+/** The `error.message` of an OpenAI-style error body, or the raw text. */
+export function errorMessageOf(body: string): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === 'object') {
+      const error = (parsed as { error?: unknown; message?: unknown }).error ?? parsed;
+      if (typeof error === 'string') return error;
+      if (error && typeof error === 'object' && typeof (error as { message?: unknown }).message === 'string') return (error as { message: string }).message;
+      if (typeof (parsed as { message?: unknown }).message === 'string') return (parsed as { message: string }).message;
+    }
+  } catch {
+    // not JSON
+  }
+  return body.trim();
+}
+
+function httpCause(status: number, body: string, path: string, ctx: RouteContext): string | null {
+  const message = errorMessageOf(body);
+  const logs = ctx.logs ? ` (${ctx.logs})` : '';
+  if (status === 400 && EPP_EMBEDDINGS_REJECTION.test(body)) {
+    if (!path.endsWith('/embeddings')) return 'the EPP (InferencePool endpoint picker) rejected the request body as not a chat/completions request';
+    return ctx.kind === 'kserve'
+      ? "the endpoint picker of KServe's scheduler parses every body as chat or completions (as GAIE before v1.5 does) and rejects /v1/embeddings with this 400: this KServe embedder needs a scheduler that accepts embeddings"
+      : 'the EPP of GAIE v1.2 (the InferencePool behind the Gateway) parses every body as chat or completions and rejects /v1/embeddings with this 400; call embedding models through their ms-<slug>-embeddings Service on port 8200, not the Gateway';
+  }
+  if (status === 401 || status === 403) {
+    return ctx.kind === 'direct'
+      ? 'the endpoint wants credentials or refused them: pass an Authorization header (its value is never printed)'
+      : 'something on the path (Gateway policy, auth proxy) refused the request';
+  }
+  if (status === 404) {
+    if (/model/i.test(message) && /(not|n't) (exist|found|served)|does not exist|unknown model|not found/i.test(message)) {
+      return `the server does not serve this model name: "${message.slice(0, 120)}"; compare the name with what /v1/models lists (the models check)`;
+    }
+    switch (ctx.kind) {
+      case 'gateway':
+        return `no route matched ${path}: the ${ctx.route ?? 'HTTPRoute'} is missing or not attached (kubectl get httproute -o yaml: status.parents[].conditions Accepted/ResolvedRefs), or Istio runs without ENABLE_GATEWAY_API_INFERENCE_EXTENSION`;
+      case 'kserve':
+        return `no route matched ${ctx.pathPrefix ?? ''}${path}: the KServe HTTPRoute is not attached to the Gateway, or the path prefix is wrong (expected ${ctx.pathPrefix ?? '/<namespace>/<name>'})`;
+      case 'service':
+        return `the model server has no ${path}: not an OpenAI-compatible server, or an image without this endpoint (llm-d-inference-sim serves /v1/embeddings from v0.8.0)`;
+      default:
+        return `nothing serves ${path} at this URL: wrong base URL or path prefix, or not an OpenAI-compatible server`;
+    }
+  }
+  if (status === 405) return `the server does not accept this method on ${path}`;
+  if (status === 408 || status === 504) return `a proxy gave up waiting for the model server: the model may be overloaded or still loading${logs}`;
+  if (status === 413) return 'the request is too large for a proxy or the server';
+  if (status === 429) return 'the server is overloaded or rate-limiting (queue full); retry later or lower the probe concurrency';
+  if (status === 503 || status === 502) {
+    if (/no healthy upstream|upstream connect error|no endpoints|unavailable/i.test(body) || ctx.kind === 'gateway' || ctx.kind === 'kserve') {
+      return `the Gateway has no healthy backend: the model pods are not Ready, the InferencePool selects no pod, or the EPP is down (see the ready check)${logs}`;
+    }
+    return `the model server is not ready (still loading the model?) or a proxy cannot reach it${logs}`;
+  }
+  if (status >= 500) {
+    if (/ext_?proc|external process|epp|endpoint picker|inference ?pool/i.test(body)) return `the EPP (endpoint picker) failed while routing the request: check the gaie-<slug>-epp pod logs`;
+    return `the model server failed on this request: check its logs${logs}`;
+  }
+  if (status === 400) return `the server rejected the request: ${message.slice(0, 160) || 'no reason given'}`;
+  return null;
+}
+
+function requestCause(error: RequestError, timeoutMs: number, ctx: RouteContext): string | null {
+  const transport = ctx.transportProblem ? `port-forward: ${ctx.transportProblem}` : null;
+  switch (error.kind) {
+    case 'refused':
+      return transport ?? `nothing listens at ${ctx.where}: wrong port, or the server/pod is not ready`;
+    case 'reset':
+      return transport ?? `the connection closed before a complete answer: the server crashed or restarted, or a proxy cut the request${ctx.logs ? ` (${ctx.logs})` : ''}`;
+    case 'dns':
+      return `the host does not resolve from here: a cluster-internal name? Run verify without --base-url (it port-forwards), or run it inside the cluster`;
+    case 'tls':
+      return 'the TLS handshake failed: wrong scheme (http vs https) or an untrusted certificate';
+    case 'timeout':
+      return transport ?? `no complete answer within ${formatMs(timeoutMs)}: the model may still be loading, be overloaded, or a proxy holds the request; raise --timeout if the model is just slow`;
+    case 'deadline':
+      return 'the whole run has a deadline and it passed before this check finished; raise --timeout or --wait';
+    case 'aborted':
+      return 'the run was cancelled';
+    default:
+      return transport;
+  }
+}

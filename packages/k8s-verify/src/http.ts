@@ -1,0 +1,168 @@
+import http from 'node:http';
+import https from 'node:https';
+import { abortKind } from './clock.ts';
+
+/** Where the HTTP checks send their requests. */
+export interface Endpoint {
+  /** Base URL: scheme, host, port and any path prefix (KServe's `/<namespace>/<name>`), no trailing `/`. */
+  readonly url: string;
+  /** Headers sent with every request (e.g. `Authorization` for `--base-url`, `Host` for a Gateway route). Redact their values. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** How the endpoint is reached, for messages. */
+  readonly via?: string;
+  /** The last problem of the transport under the endpoint (a port-forward error), if any. */
+  readonly transportProblem?: () => string | null;
+  /** Connection pool for the requests; default: a fresh connection per request. */
+  readonly agent?: http.Agent;
+}
+
+/** Why a request got no (complete) answer. */
+export type RequestErrorKind = 'refused' | 'reset' | 'dns' | 'tls' | 'timeout' | 'deadline' | 'aborted' | 'network';
+
+export class RequestError extends Error {
+  override readonly name = 'RequestError';
+  constructor(
+    readonly kind: RequestErrorKind,
+    message: string,
+    readonly code: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** Classifies a socket or abort error. */
+export function toRequestError(error: unknown, signal: AbortSignal | undefined): RequestError {
+  if (error instanceof RequestError) return error;
+  const aborted = abortKind(signal);
+  if (aborted) return new RequestError(aborted, aborted === 'deadline' ? String((signal!.reason as Error).message) : aborted);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? null;
+  const message = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new RequestError('refused', 'connection refused', code);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'ECONNABORTED':
+    case 'ERR_STREAM_PREMATURE_CLOSE':
+      return new RequestError('reset', 'connection closed by the other side', code);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new RequestError('dns', 'host name does not resolve', code);
+    default:
+      if (message === 'socket hang up' || message === 'aborted') return new RequestError('reset', 'connection closed by the other side', code);
+      if (code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|ssl|tls/i.test(message))) return new RequestError('tls', `TLS failed: ${message}`, code);
+      return new RequestError('network', message, code);
+  }
+}
+
+export interface SendOptions {
+  readonly method: 'GET' | 'POST';
+  /** Path below the endpoint URL, starting with `/`. */
+  readonly path: string;
+  readonly body?: unknown;
+  readonly signal: AbortSignal;
+}
+
+/** `base` with `path` appended to its path (its query string, if any, kept: an API key or version parameter). */
+export function joinUrl(base: string, path: string): URL {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
+  return url;
+}
+
+/** Sends a request; resolves when the response headers arrive. The body is left to read (or to drop). */
+export function send(endpoint: Endpoint, options: SendOptions): Promise<http.IncomingMessage> {
+  const url = joinUrl(endpoint.url, options.path);
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...endpoint.headers };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
+  const lib = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    if (options.signal.aborted) {
+      reject(toRequestError(options.signal.reason, options.signal));
+      return;
+    }
+    const request = lib.request(url, { method: options.method, headers, signal: options.signal, agent: endpoint.agent ?? false }, (response) => {
+      // A response aborted later surfaces through its own stream; never as an unhandled error.
+      response.on('error', () => undefined);
+      resolve(response);
+    });
+    request.on('error', (error) => reject(toRequestError(error, options.signal)));
+    request.end(body);
+  });
+}
+
+/** The body so far, when a read fails part-way. */
+export class BodyError extends RequestError {
+  constructor(
+    cause: RequestError,
+    readonly partial: string,
+  ) {
+    super(cause.kind, cause.message, cause.code);
+  }
+}
+
+/** Reads a whole body as text (at most `limit` bytes; the rest is cut). */
+export async function readText(response: http.IncomingMessage, signal: AbortSignal, limit = 8 * 1024 * 1024): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      if (size < limit) chunks.push(chunk);
+      size += chunk.length;
+    }
+    if (!response.complete) throw new RequestError('reset', 'connection closed before the body was complete');
+  } catch (error) {
+    throw new BodyError(toRequestError(error, signal), Buffer.concat(chunks).toString('utf8'));
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
+}
+
+/** The first `bytes` bytes of a body, one line, for messages. */
+export function snippet(text: string, bytes = 200): string {
+  const buffer = Buffer.from(text, 'utf8');
+  const cut = buffer.length > bytes ? `${buffer.subarray(0, bytes).toString('utf8').replace(/\uFFFD$/, '')}…` : text;
+  return cut.replace(/[\r\n\t]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '?').trim();
+}
+
+export function contentType(response: http.IncomingMessage): string {
+  return String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Incremental parser of a `text/event-stream` body (WHATWG "server-sent events"): feed it text
+ * chunks as they arrive; it returns the `data` of each complete event.
+ */
+export class SseParser {
+  #buffer = '';
+  #data: string[] = [];
+
+  feed(text: string): string[] {
+    this.#buffer += text;
+    const events: string[] = [];
+    for (;;) {
+      const match = /\r\n|\r|\n/.exec(this.#buffer);
+      if (!match) break;
+      // A lone trailing "\r" may be the first half of "\r\n": wait for more.
+      if (match[0] === '\r' && match.index === this.#buffer.length - 1) break;
+      const line = this.#buffer.slice(0, match.index);
+      this.#buffer = this.#buffer.slice(match.index + match[0].length);
+      if (line === '') {
+        if (this.#data.length) events.push(this.#data.join('\n'));
+        this.#data = [];
+      } else if (line.startsWith('data:')) {
+        this.#data.push(line.slice(line[5] === ' ' ? 6 : 5));
+      }
+      // Comments (":"), "event:", "id:" and "retry:" lines carry nothing the checks need.
+    }
+    return events;
+  }
+
+  /** Text received after the last complete event (an event cut mid-way). */
+  get pending(): string {
+    return [...this.#data, this.#buffer].join('\n');
+  }
+}

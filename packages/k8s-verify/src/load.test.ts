@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { reply, startModelServer } from '../test/model-server.ts';
+import { loadCheck, percentiles, runLoadProbe } from './load.ts';
+
+describe('percentiles', () => {
+  it('uses the nearest rank', () => {
+    expect(percentiles([])).toBeNull();
+    expect(percentiles([5])).toEqual({ p50: 5, p95: 5 });
+    expect(percentiles([10, 1, 9, 2, 8, 3, 7, 4, 6, 5])).toEqual({ p50: 5, p95: 10 });
+    expect(percentiles(Array.from({ length: 100 }, (_, i) => i + 1))).toEqual({ p50: 50, p95: 95 });
+  });
+});
+
+describe('runLoadProbe', () => {
+  it('measures TTFT, end-to-end latency and tokens/s at the given concurrency', async () => {
+    const server = await startModelServer({ chunkDelayMs: 20 });
+    const result = await runLoadProbe({ url: server.url }, 'test-model', { requests: 8, concurrency: 4 });
+    expect(result).toMatchObject({ label: 'smoke-level probe, not a benchmark', requests: 8, concurrency: 4, succeeded: 8, failed: 0, tokenCount: 'chunks', errors: [] });
+    expect(server.requests.length).toBe(8);
+    expect(server.requests.every((r) => r.body?.stream === true)).toBe(true);
+    // 4 chunks 20 ms apart: e2e ≥ 60 ms; first token before the end.
+    expect(result.e2eMs!.p50).toBeGreaterThanOrEqual(60);
+    expect(result.ttftMs!.p50).toBeLessThan(result.e2eMs!.p50);
+    // 8 requests × 4 chunks in two waves of ~80 ms.
+    expect(result.outputTokensPerSecond).toBeGreaterThan(0);
+    expect(result.wallMs).toBeLessThan(8 * 80);
+  });
+
+  it('counts failures and keeps their reasons', async () => {
+    let n = 0;
+    const server = await startModelServer({
+      routes: {
+        'POST /v1/chat/completions': (req, res, body) => {
+          n += 1;
+          if (n % 2 === 0) return reply(503, 'overloaded', 'text/plain')(req, res, body);
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(`data: ${JSON.stringify({ choices: [{ delta: { content: 'x' } }], usage: { completion_tokens: 7 } })}\n\ndata: [DONE]\n\n`);
+        },
+      },
+    });
+    const result = await runLoadProbe({ url: server.url }, 'test-model', { requests: 4, concurrency: 1 });
+    expect(result).toMatchObject({ succeeded: 2, failed: 2, errors: ['HTTP 503'], tokenCount: 'usage' });
+    const check = loadCheck(result, 'target', 10);
+    expect(check.status).toBe('fail');
+    expect(check.failure?.got).toBe('2 failed: HTTP 503');
+    expect(check.message).toMatch(/^2\/4 requests failed; TTFT p50 \d+ ms p95 \d+ ms, e2e p50 \d+ ms p95 \d+ ms, [\d.]+ tok\/s \(smoke-level probe, not a benchmark\)$/);
+  });
+});

@@ -1,0 +1,74 @@
+const REDACTED = '[redacted]';
+
+/**
+ * Removes secret values (header values such as a bearer token, URL credentials) from any text or
+ * JSON-like value. Every string the library returns or reports passes through one, so a server
+ * that echoes a request header back cannot leak it into the output.
+ */
+export class Redactor {
+  readonly #secrets: readonly string[];
+
+  constructor(secrets: Iterable<string>) {
+    // Longest first, so that "Bearer abc" is replaced whole before "abc".
+    this.#secrets = [...new Set([...secrets].filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  }
+
+  text(value: string): string {
+    let out = value;
+    for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
+    return out;
+  }
+
+  /** A deep copy of `value` with every string redacted. */
+  deep<T>(value: T): T {
+    if (this.#secrets.length === 0) return value;
+    return this.#walk(value) as T;
+  }
+
+  #walk(value: unknown): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) return value.map((v) => this.#walk(v));
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.#walk(v)]));
+    }
+    return value;
+  }
+}
+
+/** The secret parts of request headers: each value, and the credential after an auth scheme (`Bearer <token>`). */
+export function headerSecrets(headers: Readonly<Record<string, string>> | undefined): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (name.toLowerCase() === 'host' || name.toLowerCase() === 'content-type') continue;
+    out.push(value);
+    const scheme = /^\s*\S+\s+(\S.*)$/.exec(value);
+    if (scheme?.[1]) out.push(scheme[1].trim());
+  }
+  return out;
+}
+
+/** Credentials and query values in a URL (`https://user:pass@host/?key=…`). */
+export function urlSecrets(url: string): string[] {
+  try {
+    const u = new URL(url);
+    const out = [u.password, u.username].filter(Boolean).map(decodeURIComponent);
+    for (const value of u.searchParams.values()) out.push(value);
+    return out;
+  } catch {
+    return [];
+  }
+}
+
+/** A URL fit for output: no credentials, no query string. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    u.search = '';
+    u.hash = '';
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    return '[invalid URL]';
+  }
+}
