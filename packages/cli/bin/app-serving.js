@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// The app-serving command. Kept tiny: everything else loads on demand, so `--help` stays fast.
+import { run } from '../dist/cli/main.js';
+
+process.exitCode = await run(process.argv);

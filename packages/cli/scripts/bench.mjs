@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Cold-start benchmark of the built CLI (not a test: timings depend on the machine).
+// Usage: npm run build && node packages/cli/scripts/bench.mjs [runs]
+// Prints the median wall time of each command over `runs` runs (default 9) and its ratio to
+// `node -e ''` on the same machine, for the example stack and a generated 50-model stack.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const runs = Number(process.argv[2] ?? 9);
+const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const repo = join(cliDir, '..', '..');
+const bin = join(cliDir, 'bin', 'app-serving.js');
+
+// A 50-model stack: 25 generative and 25 embedding models on the simulator.
+const big = mkdtempSync(join(tmpdir(), 'app-serving-bench-'));
+const entries = { generative: [], embedder: [] };
+for (let i = 0; i < 50; i += 1) {
+  const category = i % 2 === 0 ? 'generative' : 'embedder';
+  const slug = `model-${i}`;
+  const folder = join(big, 'models', category, `Model-${i}`);
+  mkdirSync(join(folder, `gaie-${slug}`), { recursive: true });
+  mkdirSync(join(folder, `ms-${slug}`), { recursive: true });
+  writeFileSync(join(folder, `gaie-${slug}`, 'values.yaml'), 'inferenceExtension:\n  replicas: 1\n');
+  writeFileSync(
+    join(folder, `ms-${slug}`, 'values.yaml'),
+    `modelArtifacts:\n  name: org/model-${i}\n  uri: hf://org/model-${i}\ndecode:\n  containers:\n    - name: vllm\n      image: ghcr.io/llm-d/llm-d-inference-sim:v0.10.2\n      modelCommand: imageDefault\n`,
+  );
+  entries[category].push(`      - name: Model-${i}\n        nodeSelector:\n          workload: gpu`);
+}
+writeFileSync(
+  join(big, 'Pulumi.big.yaml'),
+  `config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n${entries.generative.join('\n')}\n    embedder:\n${entries.embedder.join('\n')}\n`,
+);
+
+function median(args, cwd) {
+  const times = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = process.hrtime.bigint();
+    const result = spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+const baseline = median(['-e', ''], repo);
+const rows = [
+  ['node -e ""', baseline],
+  ['app-serving --help', median([bin, '--help'], repo)],
+  ['validate (example, 2 models)', median([bin, 'validate'], repo)],
+  ['plan (example, 2 models)', median([bin, 'plan'], repo)],
+  ['validate (50 models)', median([bin, 'validate', '--stack', 'Pulumi.big.yaml'], big)],
+  ['plan --json (50 models)', median([bin, 'plan', '--json', '--stack', 'Pulumi.big.yaml'], big)],
+];
+rmSync(big, { recursive: true, force: true });
+console.log(`median of ${runs} runs, node ${process.version}`);
+for (const [name, ms] of rows) console.log(`${name.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / baseline).toFixed(2)}×`);

@@ -1,0 +1,259 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, cli, fixtureRepo, hasAnsi, modelFiles } from '../test/run-cli.ts';
+
+const CLOUD_STACK = 'config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: Gen\n';
+const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('help, version and usage errors', () => {
+  it('prints help for the program and every command', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['validate', 'plan', 'render', 'images', 'new-model', 'verify']) expect(help.stdout).toContain(command);
+    for (const command of ['validate', 'plan', 'render', 'images', 'new-model', 'verify']) {
+      const result = await cli([command, '--help']);
+      expect(result.code, command).toBe(0);
+      expect(result.stdout).toContain(`Usage: app-serving ${command}`);
+    }
+  });
+
+  it('prints its version', async () => {
+    expect(await cli(['--version'])).toMatchObject({ code: 0, stdout: `${VERSION}\n` });
+  });
+
+  it('exits 2 on an unknown command, an unknown option or a missing argument', async () => {
+    expect((await cli(['deploy'])).code).toBe(2);
+    const unknownOption = await cli(['validate', '--stak', 'x']);
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toContain("unknown option '--stak'");
+    expect((await cli(['new-model', 'X', '--slug', 'x'])).code).toBe(2);
+  });
+
+  it('exits 2 when the stack file does not exist, and says so', async () => {
+    const result = await cli(['validate', '--stack', 'nope/Pulumi.x.yaml']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toContain('--stack nope/Pulumi.x.yaml: no such file');
+  });
+
+  it('exits 2 when there is no stack to default to', async () => {
+    const dir = fixtureRepo({ 'README.md': '' });
+    const result = await cli(['validate'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no --stack given and no apps/app-serving/Pulumi.example.yaml above');
+  });
+});
+
+describe('validate', () => {
+  it('accepts the built-in example stack (the default)', async () => {
+    const result = await cli(['validate']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe('ok apps/app-serving/Pulumi.example.yaml: 2 models (generative/Qwen3-0.6B-rke2, embedder/bge-small-en-v1.5-rke2)\n');
+  });
+
+  it.each(['example', 'cloud', 'kind', 'kserve'])('accepts Pulumi.%s.yaml, with --json', async (stack) => {
+    const result = await cli(['validate', '--stack', `apps/app-serving/Pulumi.${stack}.yaml`, '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, issues: [], warnings: [] });
+  });
+
+  it('prints every problem of a broken stack, one line each, and exits 1', async () => {
+    const dir = fixtureRepo({
+      'Pulumi.bad.yaml': 'config:\n  app-serving:cloudProvider: on-prem\n  app-serving:models:\n    generative:\n      - name: Gen\n      - name: Missing\n',
+      ...modelFiles('generative', 'Gen', 'gen', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    const result = await cli(['validate', '--stack', 'Pulumi.bad.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'Pulumi.bad.yaml:1: harborHostname: is required when cloudProvider is on-prem',
+      'Pulumi.bad.yaml:1: harborToken: is required when cloudProvider is on-prem (pulumi config set --secret harborToken <robot secret>)',
+      'Pulumi.bad.yaml:1: harborUser: is required when cloudProvider is on-prem',
+      'Pulumi.bad.yaml:1: kubeconfig: is required when cloudProvider is on-prem',
+      'Pulumi.bad.yaml:6: models.generative[1].name: no model folder models/generative/Missing (create it with: app-serving new-model Missing --category generative --slug <slug>)',
+    ]);
+    expect(result.stderr).toBe('5 problems\n');
+  });
+
+  it('reports values problems with the values file and line', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': CLOUD_STACK, ...modelFiles('generative', 'Gen', 'gen', 'routing:\n  servicePort: "8000"\nmodelArtifacts:\n  labels:\n    llm-d.ai/model: other\n') });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({
+      ok: false,
+      issues: [
+        { code: 'values.invalid', path: 'routing.servicePort', message: 'must be a port number (1–65535), not "8000"', file: 'models/generative/Gen/ms-gen/values.yaml', line: 2 },
+        {
+          code: 'values.conflict',
+          path: 'modelArtifacts.labels["llm-d.ai/model"]',
+          message:
+            'is "other" in the values file, but the stack sets "gen" (the InferencePool and the embeddings Service select the model pods by this label); remove it from the file',
+          file: 'models/generative/Gen/ms-gen/values.yaml',
+          line: 5,
+        },
+      ],
+    });
+  });
+
+  it('reports a YAML syntax error with its line', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': 'config:\n  app-serving:cloudProvider: [cloud\n' });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^Pulumi\.s\.yaml:\d+: YAML syntax error: /);
+  });
+
+  it('never prints a plaintext token it refuses, nor a secure value', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': `${CLOUD_STACK}  app-serving:harborToken: hunter2-very-secret\n  app-serving:hfToken:\n    secure: v1:c2VjcmV0LWNpcGhlcg==\n`, ...modelFiles('generative', 'Gen', 'gen') });
+    for (const args of [['validate'], ['validate', '--json'], ['plan'], ['plan', '--json'], ['images']]) {
+      const result = await cli([...args, '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stdout + result.stderr).not.toMatch(/hunter2|c2VjcmV0/);
+      expect(result.stdout + result.stderr).toContain('must be a secret');
+    }
+  });
+
+  it('prints warnings on stderr and still succeeds', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': 'config:\n  app-serving:cloudProvider: cloud\n  app-serving:models: {}\n' });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result).toMatchObject({ code: 0, stdout: 'ok Pulumi.s.yaml: no enabled model\n' });
+    expect(result.stderr).toContain('warning: Pulumi.s.yaml:3: models: no model is enabled');
+  });
+
+  it('never colours output that is not a terminal, nor with NO_COLOR', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': 'config:\n  app-serving:cloudProvider: gcp\n  app-serving:models: {}\n' });
+    for (const env of [{}, { NO_COLOR: '1', FORCE_COLOR: '1' }]) {
+      const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir, env });
+      expect(hasAnsi(result.stdout + result.stderr)).toBe(false);
+    }
+  });
+
+  it('finds the models folder from the stack file, or takes --models-dir', async () => {
+    const dir = fixtureRepo({ 'stacks/Pulumi.s.yaml': CLOUD_STACK, ...modelFiles('generative', 'Gen', 'gen'), ...Object.fromEntries(Object.entries(modelFiles('generative', 'Gen', 'gen')).map(([k, v]) => [`other/${k}`, v])) });
+    expect((await cli(['validate', '--stack', 'stacks/Pulumi.s.yaml'], { cwd: dir })).code).toBe(0);
+    expect((await cli(['validate', '--stack', 'stacks/Pulumi.s.yaml', '--models-dir', 'other/models'], { cwd: dir })).code).toBe(0);
+    expect((await cli(['validate', '--stack', 'stacks/Pulumi.s.yaml', '--models-dir', 'nope'], { cwd: dir })).code).toBe(2);
+  });
+});
+
+describe('plan', () => {
+  it('summarises the example stack for people', async () => {
+    const result = await cli(['plan']);
+    expect(result.code).toBe(0);
+    const out = result.stdout;
+    expect(out).toContain('Stack example (on-prem, apps/app-serving/Pulumi.example.yaml): 2 models');
+    expect(out).toContain('generative/Qwen3-0.6B-rke2  [llm-d]  slug qwen3-06b-rke2');
+    expect(out).toContain('gateway      infra-qwen3-06b-rke2-inference-gateway → http://infra-qwen3-06b-rke2-inference-gateway-istio.llm-d-qwen3-06b-rke2.svc.cluster.local:80');
+    expect(out).toContain('route        HTTPRoute llm-d-qwen3-06b-rke2 → InferencePool gaie-qwen3-06b-rke2');
+    expect(out).toContain('embeddings   Service ms-bge-small-rke2-embeddings:8200');
+    expect(out).toContain('storage      PVC qwen3-06b-rke2-model 10Gi (class hostpath), PV qwen3-06b-rke2-model-pv on gpu-node-1:/var/lib/hostpath/models/qwen3-06b-rke2');
+    expect(out).toContain('placement    node workload=gpu, tolerates dedicated=gpu:NoSchedule, pull secret harbor-creds');
+  });
+
+  it('prints the plan as the JSON contract', async () => {
+    const result = await cli(['plan', '--json', '--stack', 'apps/app-serving/Pulumi.example.yaml']);
+    expect(result.code).toBe(0);
+    const plan = JSON.parse(result.stdout);
+    expect(plan).toMatchObject({ stack: 'example', cloudProvider: 'on-prem' });
+    for (const model of plan.models) {
+      for (const key of ['name', 'category', 'platform', 'slug', 'namespace', 'releases', 'gateway', 'httpRoute', 'embeddingService', 'storage', 'charts', 'values']) expect(model).toHaveProperty(key);
+      expect(Object.keys(model.releases)).toEqual(['infra', 'gaie', 'modelService']);
+      expect(Object.keys(model.values)).toEqual(['infra', 'gaie', 'modelService']);
+      expect(model.storage).toMatchObject({ pvc: expect.any(String), job: expect.any(String), marker: '/model-cache/.pulled' });
+    }
+    expect(plan.models[1].embeddingService).toMatchObject({ name: 'ms-bge-small-rke2-embeddings', port: 8200 });
+  });
+
+  it('describes a kserve model', async () => {
+    const result = await cli(['plan', '--stack', 'apps/app-serving/Pulumi.kserve.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('kserve      Gateway kserve/kserve-ingress-gateway (class envoy, created by this stack)');
+    expect(result.stdout).toContain('service      LLMInferenceService qwen25-05b (config qwen25-05b-config, ServiceAccount qwen25-05b-sa, HF token hf-token)');
+    expect(result.stdout).toContain('route        Gateway kserve/kserve-ingress-gateway → /llm-d-qwen25-05b/qwen25-05b/v1/…');
+  });
+});
+
+describe('images', () => {
+  it('lists the images of a cloud stack and how to mirror them', async () => {
+    const result = await cli(['images', '--stack', 'apps/app-serving/Pulumi.cloud.yaml', '--mirror-to', 'harbor.example.com/images-llm-d']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('4 images pulled by stack cloud');
+    expect(result.stdout).toContain('skopeo copy --all docker://ghcr.io/llm-d/llm-d-cuda:v0.4.0 docker://harbor.example.com/images-llm-d/llm-d/llm-d-cuda:v0.4.0');
+    expect(result.stdout).toContain('skopeo copy --all docker://michaelf34/infinity:0.0.77-cpu docker://harbor.example.com/images-llm-d/michaelf34/infinity:0.0.77-cpu');
+  });
+
+  it('goes through oci-archive files when asked, and prints JSON', async () => {
+    const result = await cli(['images', '--stack', 'apps/app-serving/Pulumi.cloud.yaml', '--mirror-to', 'harbor.example.com/p', '--archive-dir', '/carry', '--json']);
+    const json = JSON.parse(result.stdout);
+    expect(json.images.map((i: { image: string }) => i.image)).toEqual([
+      'ghcr.io/llm-d/llm-d-cuda:v0.4.0',
+      'ghcr.io/llm-d/llm-d-routing-sidecar:v0.4.0',
+      'michaelf34/infinity:0.0.77-cpu',
+      'registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0',
+    ].sort());
+    expect(json.commands).toContain('skopeo copy --all docker://ghcr.io/llm-d/llm-d-cuda:v0.4.0 oci-archive:/carry/llm-d_llm-d-cuda-v0.4.0.tar');
+    expect(json.commands).toContain('skopeo copy --all oci-archive:/carry/llm-d_llm-d-cuda-v0.4.0.tar docker://harbor.example.com/p/llm-d/llm-d-cuda:v0.4.0');
+  });
+
+  it('on an air-gapped stack, checks the Harbor images and knows where the ORAS image comes from', async () => {
+    const result = await cli(['images', '--json']);
+    const json = JSON.parse(result.stdout);
+    expect(json.mirror).toBe('harbor.harbor.svc.cluster.local/images-llm-d');
+    expect(json.commands).toContain('skopeo copy --all docker://ghcr.io/oras-project/oras:v1.3.1 docker://harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1');
+    expect(json.commands).toContain('skopeo inspect --raw docker://harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0 >/dev/null');
+  });
+
+  it('rejects a malformed mirror', async () => {
+    expect((await cli(['images', '--mirror-to', 'https://harbor'])).code).toBe(2);
+  });
+});
+
+describe('new-model', () => {
+  it.each([
+    ['generative', 'vllm', ['gaie-mm', 'ms-mm']],
+    ['generative', 'sim', ['gaie-mm', 'ms-mm']],
+    ['embedder', 'infinity', ['gaie-mm', 'ms-mm']],
+    ['embedder', 'vllm', ['gaie-mm', 'ms-mm']],
+    ['generative', 'kserve-vllm', ['kserve-mm']],
+  ])('scaffolds a %s model from the %s template that validates', async (category, template, folders) => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '', 'models/embedder/.keep': '' });
+    const created = await cli(['new-model', 'My-Model', '--category', category, '--slug', 'mm', '--template', template, '--model-id', 'org/my-model'], { cwd: dir });
+    expect(created.code).toBe(0);
+    expect(readdirSync(join(dir, 'models', category, 'My-Model')).sort()).toEqual(folders);
+    const snippet = created.stdout.slice(created.stdout.indexOf('  app-serving:models:'));
+    const stack = `config:\n  app-serving:cloudProvider: cloud\n${snippet}`;
+    const dirStack = join(dir, 'Pulumi.new.yaml');
+    (await import('node:fs')).writeFileSync(dirStack, stack);
+    const validated = await cli(['validate', '--stack', 'Pulumi.new.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(validated.stdout)).toMatchObject({ ok: true });
+  });
+
+  it('makes a cluster variant with Harbor images', async () => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '' });
+    const result = await cli(['new-model', 'Qwen3-8B', '-c', 'generative', '--slug', 'qwen3-8b', '--target', 'rke2', '--mirror-to', 'harbor.local/images-llm-d', '--json'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ folder: 'models/generative/Qwen3-8B-rke2', slug: 'qwen3-8b-rke2', template: 'vllm' });
+    const ms = readFileSync(join(dir, 'models/generative/Qwen3-8B-rke2/ms-qwen3-8b-rke2/values.yaml'), 'utf8');
+    expect(ms).toContain('image: harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0');
+  });
+
+  it('sizes a kserve model from its parameter count', async () => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '' });
+    await cli(['new-model', 'Big', '-c', 'generative', '--slug', 'big', '-t', 'kserve-vllm', '--size', '70B', '--model-id', 'meta/big'], { cwd: dir });
+    const values = readFileSync(join(dir, 'models/generative/Big/kserve-big/values.yaml'), 'utf8');
+    expect(values).toContain('nvidia.com/gpu: "4"');
+    expect(values).toContain('memory: 128Gi');
+    expect(values).toContain('--tensor-parallel-size 4');
+  });
+
+  it('refuses to overwrite, and refuses bad names and slugs', async () => {
+    const dir = fixtureRepo({ 'models/generative/Taken/gaie-t/values.yaml': 'x: 1\n' });
+    const taken = await cli(['new-model', 'Taken', '-c', 'generative', '--slug', 't'], { cwd: dir });
+    expect(taken.code).toBe(2);
+    expect(taken.stderr).toContain('models/generative/Taken already exists; new-model never overwrites');
+    expect(readFileSync(join(dir, 'models/generative/Taken/gaie-t/values.yaml'), 'utf8')).toBe('x: 1\n');
+    expect((await cli(['new-model', 'X', '-c', 'generative', '--slug', 'Bad_Slug'], { cwd: dir })).code).toBe(2);
+    expect((await cli(['new-model', 'X', '-c', 'generative', '--slug', 's'.repeat(34)], { cwd: dir })).code).toBe(2);
+    expect((await cli(['new-model', '../X', '-c', 'generative', '--slug', 'x'], { cwd: dir })).code).toBe(2);
+    expect((await cli(['new-model', 'X', '-c', 'generative', '--slug', 'x', '-t', 'infinity'], { cwd: dir })).code).toBe(2);
+    expect(existsSync(join(dir, 'models/generative/X'))).toBe(false);
+  });
+});

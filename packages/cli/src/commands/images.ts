@@ -1,0 +1,63 @@
+import { DEFAULT_MIRROR_PROJECT, mirrorSteps, parseImage, type MirrorStep } from '@app-serving/core';
+import { join } from 'node:path';
+import { loadAndPlan, type StackOptions } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import type { Output } from '../output.ts';
+import { printWarnings } from './validate.ts';
+
+interface ImagesOptions extends StackOptions {
+  readonly json?: boolean;
+  readonly mirrorTo?: string;
+  readonly archiveDir?: string;
+}
+
+/**
+ * `app-serving images`: every image the stack pulls, and the skopeo commands that put each one
+ * in Harbor for an air-gapped cluster (directly, or through oci-archive files).
+ */
+export default async function images({ options, output }: { options: ImagesOptions; output: Output }): Promise<number> {
+  const { plan } = loadAndPlan(options);
+  if (options.mirrorTo !== undefined && !/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+$/.test(options.mirrorTo)) {
+    throw new UsageError(`--mirror-to ${options.mirrorTo}: give <registry>/<project>, e.g. harbor.example.com/${DEFAULT_MIRROR_PROJECT}`);
+  }
+  const mirror = options.mirrorTo ?? (plan.harbor ? `${plan.harbor.hostname}/${DEFAULT_MIRROR_PROJECT}` : undefined);
+  const steps = mirror ? mirrorSteps(plan.images, mirror) : [];
+  const commands = steps.flatMap((step) => skopeoCommands(step, options.archiveDir));
+  if (options.json) {
+    output.json({
+      stack: plan.file,
+      mirror: mirror ?? null,
+      images: plan.images.map((use, i) => ({ image: use.image, uses: use.uses, ...(steps[i] && { target: steps[i].target, source: steps[i].source, inHarbor: steps[i].inHarbor }) })),
+      commands,
+    });
+    return EXIT.ok;
+  }
+  printWarnings(plan.warnings.filter((w) => w.code.startsWith('warning.image')), output);
+  const { color: c } = output;
+  output.out(c.bold(`${plan.images.length} images pulled by stack ${plan.stack}`));
+  for (const use of plan.images) {
+    output.out(`  ${use.image}`);
+    for (const { model, where } of use.uses) output.out(c.dim(`      ${model}: ${where}`));
+  }
+  output.out('');
+  output.out(c.dim('  The Istio gateway proxy image comes from your Istio installation, not from this stack: mirror it with Istio.'));
+  if (!mirror) {
+    output.out(c.dim('  To mirror them into Harbor, pass --mirror-to <registry>/<project>.'));
+    return EXIT.ok;
+  }
+  output.out('');
+  output.out(c.bold(`Mirror into ${mirror} (app-serving's own images into ${mirror.split('/')[0]}/images-infra):`));
+  for (const command of commands) output.out(command);
+  return EXIT.ok;
+}
+
+/** The shell commands for one image: copy (through an archive when asked), or check it is in Harbor. */
+export function skopeoCommands(step: MirrorStep, archiveDir?: string): string[] {
+  if (step.source === null) {
+    return [`# ${step.image} is named in Harbor already; copy it there from its upstream source, then check:`, `skopeo inspect --raw docker://${step.target} >/dev/null`];
+  }
+  if (archiveDir === undefined) return [`skopeo copy --all docker://${step.source} docker://${step.target}`];
+  const { repository, tag, digest } = parseImage(step.source);
+  const file = join(archiveDir, `${repository.replace(/\//g, '_')}-${(tag ?? digest ?? 'latest').replace(/[^A-Za-z0-9._-]/g, '_')}.tar`);
+  return [`skopeo copy --all docker://${step.source} oci-archive:${file}`, `skopeo copy --all oci-archive:${file} docker://${step.target}`];
+}

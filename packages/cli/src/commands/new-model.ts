@@ -1,0 +1,88 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { displayPath, kserveSizing, parseModelSize, slugProblem, type Category } from '@app-serving/core';
+import { resolveModelsDir } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import type { Output } from '../output.ts';
+import { renderTemplate, type TemplateName } from '../templates/templates.ts';
+
+interface NewModelOptions {
+  readonly category: Category;
+  readonly slug: string;
+  readonly template?: TemplateName;
+  readonly target?: string;
+  readonly modelId?: string;
+  readonly size?: string;
+  readonly mirrorTo?: string;
+  readonly modelsDir?: string;
+  readonly json?: boolean;
+}
+
+/**
+ * `app-serving new-model <name>`: scaffolds `models/<category>/<name>[-<target>]/` from a
+ * template whose values validate, refuses to overwrite anything, and prints the stack snippet.
+ */
+export default async function newModel({ options, operands, output }: { options: NewModelOptions; operands: string[]; output: Output }): Promise<number> {
+  const [name] = operands;
+  if (!name || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError(`"${name ?? ''}" is not a model folder name: use letters, digits, ".", "_" and "-"`);
+  const target = options.target;
+  if (target !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(target)) throw new UsageError(`--target ${target}: use lower-case letters, digits and "-"`);
+  const slug = target ? `${options.slug}-${target}` : options.slug;
+  const problem = slugProblem(slug);
+  if (problem) throw new UsageError(`--slug${target ? ' (with --target)' : ''}: ${problem}`);
+  const template: TemplateName = options.template ?? (options.category === 'embedder' ? 'infinity' : 'vllm');
+  if (template === 'infinity' && options.category !== 'embedder') throw new UsageError('--template infinity serves embedding models: use --category embedder');
+  if (options.size !== undefined && template !== 'kserve-vllm') throw new UsageError('--size is for --template kserve-vllm');
+  const billions = options.size === undefined ? undefined : parseModelSize(options.size);
+  if (options.size !== undefined && billions === undefined) throw new UsageError(`--size ${options.size}: give the number of parameters in billions, e.g. 7B or 0.5B`);
+  if (options.modelId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/.test(options.modelId)) {
+    throw new UsageError(`--model-id ${options.modelId}: give a Hugging Face id such as Qwen/Qwen3-8B`);
+  }
+
+  const modelsDir = resolveModelsDir({ ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) }, process.cwd());
+  const folderName = target ? `${name}-${target}` : name;
+  const folder = join(modelsDir, options.category, folderName);
+  if (existsSync(folder)) throw new UsageError(`${displayPath(folder)} already exists; new-model never overwrites a model (pick another name or remove it)`);
+
+  const modelId = options.modelId ?? name;
+  const files = renderTemplate(template, {
+    slug,
+    category: options.category,
+    modelId,
+    mirror: options.mirrorTo,
+    ...(billions !== undefined && { sizing: kserveSizing(billions) }),
+  });
+  try {
+    for (const [dir, text] of Object.entries(files)) {
+      mkdirSync(join(folder, dir), { recursive: true });
+      writeFileSync(join(folder, dir, 'values.yaml'), text, { flag: 'wx' });
+    }
+  } catch (error) {
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+
+  const snippet = stackSnippet(options.category, folderName, template, modelId);
+  const written = Object.keys(files).map((dir) => displayPath(join(folder, dir, 'values.yaml')));
+  if (options.json) {
+    output.json({ folder: displayPath(folder), slug, template, files: written, stackSnippet: snippet });
+    return EXIT.ok;
+  }
+  output.out(`${output.color.green('created')} ${displayPath(folder)} (template ${template}, slug ${slug})`);
+  for (const file of written) output.out(`  ${file}`);
+  output.out('');
+  output.out('Enable it in your stack file (Pulumi.<stack>.yaml), then run `app-serving validate`:');
+  output.out('');
+  output.out(snippet);
+  return EXIT.ok;
+}
+
+function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string): string {
+  const lines = ['  app-serving:models:', `    ${category}:`, `      - name: ${folder}`, '        enabled: true'];
+  if (template === 'kserve-vllm') {
+    lines.push('        platform: kserve', '        modelSource:', '          huggingFace:', `            repo: ${modelId}`, '          storageSize: 40Gi');
+  } else if (template !== 'sim') {
+    lines.push('        nodeSelector:', `          workload: ${template === 'vllm' ? 'gpu' : 'cpu'}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,83 @@
+import type { DeploymentPlan, KserveModelPlan, LlmdModelPlan, Toleration } from '@app-serving/core';
+import { loadAndPlan, type StackOptions } from '../context.ts';
+import { EXIT } from '../errors.ts';
+import type { Output } from '../output.ts';
+import { printWarnings } from './validate.ts';
+
+/** `app-serving plan`: what would be deployed; `--json` prints the plan itself. */
+export default async function plan({ options, output }: { options: StackOptions & { json?: boolean }; output: Output }): Promise<number> {
+  const { plan } = loadAndPlan(options);
+  if (options.json) {
+    output.json(plan);
+    return EXIT.ok;
+  }
+  printWarnings(plan.warnings, output);
+  for (const line of describePlan(plan, output)) output.out(line);
+  return EXIT.ok;
+}
+
+/** The readable summary of a plan. */
+export function describePlan(plan: DeploymentPlan, output: Pick<Output, 'color'>): string[] {
+  const { color: c } = output;
+  const lines: string[] = [];
+  const count = `${plan.models.length} ${plan.models.length === 1 ? 'model' : 'models'}`;
+  lines.push(`${c.bold(`Stack ${plan.stack}`)} (${plan.cloudProvider}, ${plan.file}): ${count}`);
+  lines.push(`  cluster     ${plan.kubeconfig === null ? 'the ambient kubeconfig' : 'path' in plan.kubeconfig ? `kubeconfig ${plan.kubeconfig.path}` : 'kubeconfig from a secret'}`);
+  if (plan.harbor) lines.push(`  harbor      ${plan.harbor.hostname} as ${plan.harbor.user} (pull secret ${plan.harbor.pullSecret} in each namespace)`);
+  if (plan.kserve) {
+    const gw = plan.kserve.gateway;
+    lines.push(`  kserve      Gateway ${gw.namespace}/${gw.name} (class ${gw.className}${gw.create ? ', created by this stack' : ', already on the cluster'})`);
+  }
+  for (const model of plan.models) {
+    lines.push('');
+    lines.push(`${c.bold(`${model.category}/${model.name}`)}  ${c.cyan(`[${model.platform}]`)}  slug ${model.slug}`);
+    lines.push(...(model.platform === 'llm-d' ? describeLlmd(model) : describeKserve(model)).map((l) => `  ${l}`));
+  }
+  return lines;
+}
+
+const row = (label: string, value: string) => `${label.padEnd(13)}${value}`;
+
+function describeLlmd(model: LlmdModelPlan): string[] {
+  const { charts, releases, modelServer: server } = model;
+  const lines = [
+    row('namespace', model.namespace),
+    row('releases', `${releases.infra} (${charts.infra.chart} ${charts.infra.version}), ${releases.gaie} (inferencepool ${charts.gaie.version}), ${releases.modelService} (${charts.modelService.chart} ${charts.modelService.version})`),
+    row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`),
+    model.httpRoute
+      ? row('route', `HTTPRoute ${model.httpRoute} → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`)
+      : row('embeddings', `Service ${model.embeddingService!.name}:${model.embeddingService!.port} → decode pods :${model.embeddingService!.targetPort} (${model.embeddingService!.url})`),
+    row('model server', `${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
+  ];
+  lines.push(...storageLines(model.storage), ...placementLines(model.nodeSelector, model.tolerations, model.pullSecret));
+  lines.push(row('images', model.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', ')));
+  return lines;
+}
+
+function describeKserve(model: KserveModelPlan): string[] {
+  const lines = [
+    row('namespace', model.namespace),
+    row('service', `LLMInferenceService ${model.service} (config ${model.config}, ServiceAccount ${model.serviceAccount}${model.hfTokenSecret ? `, HF token ${model.hfTokenSecret}` : ''})`),
+    row('route', `Gateway ${model.gateway.namespace}/${model.gateway.name} → ${model.pathPrefix}/v1/… (KServe's HTTPRoute ${model.route})`),
+    row('model server', `${model.workload} ×${model.replicas}, serves "${model.servedModelName}" on :${model.port}`),
+  ];
+  lines.push(...storageLines(model.storage), ...placementLines(model.nodeSelector, model.tolerations, model.pullSecret));
+  if (model.images.length) lines.push(row('images', model.images.map((i) => i.image).join(', ')));
+  return lines;
+}
+
+function storageLines(storage: LlmdModelPlan['storage']): string[] {
+  if (!storage) return [];
+  const volume = `PVC ${storage.pvc} ${storage.size}${storage.storageClass ? ` (class ${storage.storageClass})` : ' (cluster default class)'}${storage.hostPath ? `, PV ${storage.pv} on ${storage.hostPath.node}:${storage.hostPath.dir}` : ''}`;
+  const from = storage.source.kind === 'oras' ? storage.source.ref : `huggingface.co/${storage.source.repo}${storage.source.revision ? `@${storage.source.revision}` : ''}`;
+  return [row('storage', volume), row('weights', `Job ${storage.job} ← ${from}, marker ${storage.marker}`)];
+}
+
+function placementLines(nodeSelector: Readonly<Record<string, string>>, tolerations: readonly Toleration[], pullSecret: string | null): string[] {
+  const parts = [
+    ...Object.entries(nodeSelector).map(([k, v]) => `node ${k}=${v}`),
+    ...tolerations.map((t) => `tolerates ${t.key}${t.operator === 'Exists' ? '' : `=${t.value ?? ''}`}${t.effect ? `:${t.effect}` : ''}`),
+    ...(pullSecret ? [`pull secret ${pullSecret}`] : []),
+  ];
+  return parts.length ? [row('placement', parts.join(', '))] : [];
+}

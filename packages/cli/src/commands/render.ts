@@ -1,0 +1,88 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { displayPath } from '@app-serving/core';
+import { loadAndPlan, type StackOptions } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import type { Output } from '../output.ts';
+import { printWarnings } from './validate.ts';
+
+interface RenderOptions extends StackOptions {
+  readonly json?: boolean;
+  readonly out?: string;
+}
+
+/** One resource as `render --json` prints it (a contract: scripts depend on these fields). */
+interface Resource {
+  readonly type: string;
+  readonly name: string;
+  readonly parent: string | null;
+  readonly dependsOn: readonly string[];
+  readonly inputs: Record<string, unknown>;
+}
+
+/**
+ * `app-serving render`: runs the real AppServing component under Pulumi's mocks (no cluster, no
+ * Pulumi CLI, no network) and prints what `pulumi up` would register: a YAML manifest per plain
+ * Kubernetes object, a chart spec per Helm chart; `--out` writes one file per resource.
+ */
+export default async function render({ options, output }: { options: RenderOptions; output: Output }): Promise<number> {
+  const { plan } = loadAndPlan(options);
+  // Pulumi is loaded only here: validate and plan never pay for it.
+  const { renderStack } = await import('@app-serving/pulumi-components/render');
+  const rendered = await renderStack(plan);
+  const resources: Resource[] = rendered.resources.map(({ type, name, parent, dependsOn, inputs }) => ({ type, name, parent, dependsOn, inputs }));
+
+  if (options.out !== undefined) {
+    const dir = options.out;
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw new UsageError(`--out ${dir}: cannot create the folder (${(error as NodeJS.ErrnoException).code})`);
+    }
+    const width = String(resources.length).length;
+    resources.forEach((resource, index) => {
+      const file = join(dir, `${String(index + 1).padStart(width, '0')}-${fileStem(resource)}.${options.json ? 'json' : 'yaml'}`);
+      writeFileSync(file, options.json ? `${JSON.stringify(resource, null, 2)}\n` : documentOf(resource));
+    });
+    output.err(`wrote ${resources.length} files to ${displayPath(dir)}`);
+    return EXIT.ok;
+  }
+  if (options.json) {
+    output.json({ resources });
+    return EXIT.ok;
+  }
+  printWarnings(plan.warnings, output);
+  output.out(resources.map(documentOf).join('---\n'));
+  return EXIT.ok;
+}
+
+/** A YAML document for one resource: the manifest of a Kubernetes object, or a chart spec, or the component. */
+function documentOf(resource: Resource): string {
+  const header = `# ${resource.type} ${resource.name}${resource.dependsOn.length ? `\n# depends on: ${resource.dependsOn.map(shortUrn).join(', ')}` : ''}\n`;
+  if (resource.type.startsWith('kubernetes:helm.sh/')) {
+    const { chart, version, repositoryOpts, namespace, name, values } = resource.inputs as Record<string, unknown>;
+    const repo = (repositoryOpts as { repo?: string } | undefined)?.repo;
+    return `${header}${stringify({ chart, version, ...(repo && { repo }), release: name, namespace, values }, { lineWidth: 0 })}`;
+  }
+  if (resource.type.startsWith('kubernetes:')) return `${header}${stringify(withoutProviderFields(resource.inputs), { lineWidth: 0 })}`;
+  return `${header}${stringify({ component: resource.type, name: resource.name, parent: resource.parent && shortUrn(resource.parent) }, { lineWidth: 0 })}`;
+}
+
+/** The Kubernetes object without the inputs the Pulumi SDK adds for itself. */
+function withoutProviderFields(inputs: Record<string, unknown>): Record<string, unknown> {
+  const { compat: _compat, ...manifest } = inputs;
+  return manifest;
+}
+
+/** `urn:pulumi:stack::project::a$b$type::name` → `type::name`. */
+function shortUrn(urn: string): string {
+  const parts = urn.split('::');
+  const type = parts.at(-2)?.split('$').at(-1) ?? '';
+  return `${type}::${parts.at(-1)}`;
+}
+
+function fileStem(resource: Resource): string {
+  const kind = resource.type.split(':').at(-1) ?? 'resource';
+  return `${kind}-${resource.name}`.replace(/[^A-Za-z0-9._-]+/g, '_').toLowerCase();
+}

@@ -1,0 +1,28 @@
+import { formatIssue, type DeploymentPlan, type Issue } from '@app-serving/core';
+import { loadAndPlan, type StackOptions } from '../context.ts';
+import { EXIT } from '../errors.ts';
+import { issueJson } from '../main.ts';
+import type { Output } from '../output.ts';
+
+/** `app-serving validate`: every problem of the stack in one pass, one line each. */
+export default async function validate({ options, output }: { options: StackOptions & { json?: boolean }; output: Output }): Promise<number> {
+  const { plan } = loadAndPlan(options);
+  if (options.json) {
+    output.json({ ok: true, stack: plan.file, models: plan.models.map((m) => m.name), issues: [], warnings: plan.warnings.map(issueJson) });
+    return EXIT.ok;
+  }
+  printWarnings(plan.warnings, output);
+  output.out(`${output.color.green('ok')} ${plan.file}: ${describeModels(plan)}`);
+  return EXIT.ok;
+}
+
+/** Warnings on stderr, so that stdout holds only the result. */
+export function printWarnings(warnings: readonly Issue[], output: Output): void {
+  for (const warning of warnings) output.err(`${output.color.yellow('warning:')} ${formatIssue(warning)}`);
+}
+
+function describeModels(plan: DeploymentPlan): string {
+  if (plan.models.length === 0) return 'no enabled model';
+  const names = plan.models.map((m) => `${m.category}/${m.name}`).join(', ');
+  return `${plan.models.length} ${plan.models.length === 1 ? 'model' : 'models'} (${names})`;
+}

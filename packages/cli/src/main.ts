@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import type { Issue } from '@app-serving/core';
+import { EXIT, UsageError } from './errors.ts';
+import { createOutput, type Output } from './output.ts';
+
+/** Options shared by every command. */
+export interface GlobalOptions {
+  readonly json?: boolean;
+  readonly debug?: boolean;
+  readonly color?: boolean;
+}
+
+/** A command body: returns the exit code. Loaded on demand so that `--help` loads nothing else. */
+type Action = (args: { options: Record<string, unknown>; operands: string[]; output: Output }) => Promise<number>;
+
+/** Command bodies, loaded on demand (each its own chunk in the bundle). */
+const COMMANDS: Record<string, () => Promise<unknown>> = {
+  validate: () => import('./commands/validate.ts'),
+  plan: () => import('./commands/plan.ts'),
+  render: () => import('./commands/render.ts'),
+  images: () => import('./commands/images.ts'),
+  'new-model': () => import('./commands/new-model.ts'),
+  verify: () => import('./commands/verify.ts'),
+};
+
+const VERSION = packageVersion();
+const REPORT_URL = 'https://github.com/app-serving/app-serving/issues';
+
+/** The version of @app-serving/cli: its package.json above this file (src/, dist/ or the bundle in dist/cli/). */
+function packageVersion(): string {
+  for (let dir = new URL('.', import.meta.url); dir.pathname !== '/'; dir = new URL('..', dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === '@app-serving/cli' && pkg.version) return pkg.version;
+    } catch {
+      // not here: look one folder up
+    }
+  }
+  return 'unknown';
+}
+
+/** Runs the CLI with `argv` (as `process.argv`) and returns the exit code. */
+export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let output = createOutput({ env });
+  let exitCode: number = EXIT.ok;
+  const program = buildProgram(async (name, operands, commandOptions) => {
+    const options = { ...program.opts(), ...commandOptions } as Record<string, unknown> & GlobalOptions;
+    output = createOutput({ env, color: options.color !== false });
+    try {
+      const module = (await COMMANDS[name]!()) as { default: Action };
+      exitCode = await module.default({ options, operands, output });
+    } catch (error) {
+      exitCode = report(error, output, options);
+    }
+  });
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    return report(error, output, {});
+  }
+  return exitCode;
+}
+
+/** Turns an error into its exit code and message: expected failures, usage errors, bugs. */
+function report(error: unknown, output: Output, options: GlobalOptions): number {
+  const { color } = output;
+  if (isStackError(error)) {
+    if (options.json) output.json({ ok: false, issues: error.issues.map(issueJson) });
+    else printIssues(error.issues, output);
+    return EXIT.problems;
+  }
+  if (error instanceof UsageError) {
+    output.err(`${color.red('error:')} ${error.message}`);
+    output.err(`Run \`app-serving --help\` for usage.`);
+    return EXIT.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  output.err(`${color.red('internal error:')} ${message}`);
+  if (options.debug && error instanceof Error && error.stack) output.err(error.stack);
+  output.err(`This is a bug in app-serving ${VERSION}; please report it at ${REPORT_URL} with the command you ran${options.debug ? ' and the trace above' : ' (add --debug for the stack trace)'}.`);
+  return EXIT.internal;
+}
+
+/**
+ * True for core's StackError. Checked by shape, so that this module (loaded for every command,
+ * `--help` included) does not load core and its schema library.
+ */
+function isStackError(error: unknown): error is { issues: readonly Issue[] } {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STACK_INVALID' && Array.isArray((error as { issues?: unknown }).issues);
+}
+
+/** Prints issues one per line, `<file>[:<line>]: <path>: <message>`, then a count. */
+export function printIssues(issues: readonly Issue[], output: Output): void {
+  for (const issue of issues) output.out(formatLine(issue, output));
+  output.err(output.color.red(`${issues.length} ${issues.length === 1 ? 'problem' : 'problems'}`));
+}
+
+function formatLine(issue: Issue, output: Output): string {
+  const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ''}: ` : '';
+  const path = issue.path ? `${output.color.bold(issue.path)}: ` : '';
+  return `${output.color.dim(where)}${path}${issue.message}`;
+}
+
+/** An issue as JSON (`line` only when known). */
+export function issueJson(issue: Issue): Record<string, unknown> {
+  return { code: issue.code, path: issue.path, message: issue.message, file: issue.file ?? null, ...(issue.line !== undefined && { line: issue.line }) };
+}
+
+type OnAction = (name: string, operands: string[], options: Record<string, unknown>) => Promise<void>;
+
+function buildProgram(onAction: OnAction): Command {
+  const program = new Command('app-serving')
+    .description('Validate, plan, render, mirror and verify app-serving stacks: LLM inference on Kubernetes with llm-d or KServe.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .option('--no-color', 'never colour the output (also: NO_COLOR=1)')
+    .option('--debug', 'show stack traces of internal errors')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) });
+
+  const stackOptions = (command: Command) =>
+    command
+      .option('-s, --stack <file>', 'the Pulumi stack file (default: apps/app-serving/Pulumi.example.yaml above the working directory)')
+      .option('-m, --models-dir <dir>', 'the models folder (default: the first models/ above the stack file)')
+      .option('--json', 'machine-readable output');
+
+  const withArgs = (name: string) =>
+    function (this: Command) {
+      return onAction(name, this.args, this.opts());
+    };
+
+  stackOptions(program.command('validate').description('check the stack and every enabled model; print every problem, one per line')).action(withArgs('validate'));
+
+  stackOptions(program.command('plan').description('show what would be deployed: names, charts, routes, storage and images per model')).action(withArgs('plan'));
+
+  stackOptions(
+    program
+      .command('render')
+      .description('run the real Pulumi components offline (no cluster, no Pulumi CLI) and print every resource they register')
+      .option('-o, --out <dir>', 'write one file per resource into this folder'),
+  ).action(withArgs('render'));
+
+  stackOptions(
+    program
+      .command('images')
+      .description('list every container image the stack pulls, with skopeo commands to mirror them into Harbor')
+      .option('--mirror-to <registry/project>', 'mirror target (default: <harborHostname>/images-llm-d when the stack names Harbor)')
+      .option('--archive-dir <dir>', 'go through oci-archive files in this folder (carry them across the air gap)'),
+  ).action(withArgs('images'));
+
+  program
+    .command('new-model')
+    .description('scaffold a model folder with values that validate, and print the stack snippet that enables it')
+    .argument('<name>', 'the model folder name, e.g. Qwen3-8B')
+    .addOption(new Option('-c, --category <category>', 'model category').choices(['generative', 'embedder']).makeOptionMandatory())
+    .requiredOption('--slug <slug>', 'short name for Kubernetes objects: lower-case letters, digits, "-", at most 33')
+    .addOption(new Option('-t, --template <template>', 'what serves the model').choices(['sim', 'vllm', 'infinity', 'kserve-vllm']))
+    .option('--target <cluster>', 'a cluster variant: the folder becomes <name>-<target> and the slug <slug>-<target>')
+    .option('--model-id <org/name>', 'the Hugging Face id of the model (default: the name)')
+    .option('--size <params>', 'kserve-vllm: model size in billions of parameters, e.g. 7B (sets GPUs and memory)')
+    .option('--mirror-to <registry/project>', 'use images mirrored under this registry/project (air-gapped clusters)')
+    .option('-m, --models-dir <dir>', 'the models folder (default: the first models/ above the working directory)')
+    .option('--json', 'machine-readable output')
+    .action(withArgs('new-model'));
+
+  stackOptions(
+    program
+      .command('verify')
+      .description('smoke-test a deployed stack: pods ready, weights pulled, chat/completions/embeddings answer')
+      .option('--kubeconfig <file>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, or in-cluster)')
+      .option('--context <name>', 'kubeconfig context')
+      .option('--base-url <url>', 'call this OpenAI-compatible endpoint directly (no cluster access)')
+      .option('--model <name...>', 'verify only these models (folder names)')
+      .option('--wait <duration>', 'keep retrying readiness until this long has passed, e.g. 10m')
+      .option('--timeout <duration>', 'timeout of each check', '30s')
+      .option('--deadline <duration>', 'deadline of the whole run', '15m')
+      .option('--load <n>', 'after the checks, send n streaming chat requests per model (smoke-level latency probe)')
+      .option('--concurrency <c>', 'concurrent requests of the load probe', '4')
+      .option('--junit <file>', 'also write a JUnit XML report'),
+  ).action(withArgs('verify'));
+
+  return program;
+}

@@ -1,0 +1,190 @@
+import { kserveSizing, mirrorReference, type Category, type KserveSizing } from '@app-serving/core';
+
+/**
+ * Values templates of `app-serving new-model`. Each returns the files of one model folder
+ * (folder name → values.yaml text). Every template renders values that validate against the
+ * pinned charts (tested through core).
+ */
+export type TemplateName = 'sim' | 'vllm' | 'infinity' | 'kserve-vllm';
+
+export interface TemplateInput {
+  readonly slug: string;
+  readonly category: Category;
+  /** The Hugging Face id of the model. */
+  readonly modelId: string;
+  /** Rewrites image references under this `<registry>/<project>` (air-gapped clusters). */
+  readonly mirror?: string | undefined;
+  /** kserve-vllm: the sizing tier. */
+  readonly sizing?: KserveSizing | undefined;
+}
+
+/** Pinned images of the templates. */
+export const TEMPLATE_IMAGES = {
+  epp: { hub: 'registry.k8s.io/gateway-api-inference-extension', name: 'epp', tag: 'v1.2.0' },
+  sim: 'ghcr.io/llm-d/llm-d-inference-sim:v0.10.2',
+  routingSidecar: 'ghcr.io/llm-d/llm-d-routing-sidecar:v0.4.0',
+  vllm: 'ghcr.io/llm-d/llm-d-cuda:v0.4.0',
+  infinity: 'michaelf34/infinity:0.0.77-cpu',
+} as const;
+
+/** The files of a model folder from a template. */
+export function renderTemplate(template: TemplateName, input: TemplateInput): Record<string, string> {
+  const image = (ref: string) => (input.mirror ? mirrorReference(ref, input.mirror) : ref);
+  if (template === 'kserve-vllm') return { [`kserve-${input.slug}`]: kserveVllm(input) };
+  return { [`gaie-${input.slug}`]: gaie(input, image), [`ms-${input.slug}`]: modelService(template, input, image) };
+}
+
+function gaie(input: TemplateInput, image: (ref: string) => string): string {
+  const hub = image(`${TEMPLATE_IMAGES.epp.hub}/${TEMPLATE_IMAGES.epp.name}:${TEMPLATE_IMAGES.epp.tag}`).replace(/\/epp:[^/]+$/, '');
+  return `# GAIE inferencepool v1.2.0 values for ${input.modelId}.
+# app-serving adds provider.name, the DestinationRule host, the pool's labels and target port.
+inferenceExtension:
+  replicas: 1
+  image:
+    hub: ${hub}
+    name: ${TEMPLATE_IMAGES.epp.name}
+    tag: ${TEMPLATE_IMAGES.epp.tag}
+    pullPolicy: IfNotPresent
+  flags:
+    v: 1
+`;
+}
+
+function modelService(template: Exclude<TemplateName, 'kserve-vllm'>, input: TemplateInput, image: (ref: string) => string): string {
+  const embedder = input.category === 'embedder';
+  // Embedders skip the routing sidecar: the server itself listens on 8200, where the embeddings
+  // Service sends traffic (the EPP of GAIE v1.2 does not route embeddings anyway).
+  const routing = embedder
+    ? 'routing:\n  servicePort: 8200\n  proxy:\n    enabled: false\n'
+    : `routing:\n  servicePort: 8000\n  proxy:\n    enabled: true\n    image: ${image(TEMPLATE_IMAGES.routingSidecar)}\n    imagePullPolicy: IfNotPresent\n    targetPort: 8200\n`;
+  const probe = (path: string, port: number) => `      extraConfig:\n        imagePullPolicy: IfNotPresent\n        readinessProbe:\n          httpGet:\n            path: ${path}\n            port: ${port}\n          periodSeconds: 10\n`;
+  const header = `# llm-d-modelservice v0.4.12 values for ${input.modelId} (template ${template}).
+# app-serving adds the pod labels, node affinity, GPU toleration and pull secrets; with a
+# modelSource in the stack it also sets modelArtifacts.uri to the model's PVC.
+`;
+  if (template === 'sim') {
+    return `${header}modelArtifacts:
+  name: ${input.modelId}
+  uri: hf://${input.modelId}
+  size: 5Mi
+
+${routing}
+decode:
+  replicas: 1
+  containers:
+    - name: vllm
+      image: ${image(TEMPLATE_IMAGES.sim)}
+      modelCommand: imageDefault
+      ports:
+        - containerPort: 8200
+          name: http
+          protocol: TCP
+      resources:
+        requests:
+          cpu: 100m
+          memory: 128Mi
+        limits:
+          memory: 256Mi
+${probe('/v1/models', 8200)}
+prefill:
+  create: false
+`;
+  }
+  if (template === 'infinity') {
+    return `${header}modelArtifacts:
+  name: ${input.modelId}
+  uri: hf://${input.modelId}
+  size: 4Gi
+
+${routing}
+accelerator:
+  type: cpu
+
+decode:
+  replicas: 1
+  containers:
+    - name: infinity
+      image: ${image(TEMPLATE_IMAGES.infinity)}
+      modelCommand: custom
+      command: ["infinity_emb"]
+      args: ["v2", "--model-id", "${input.modelId}", "--served-model-name", "${input.modelId}", "--port", "8200", "--url-prefix", "/v1", "--engine", "torch", "--device", "cpu"]
+      ports:
+        - containerPort: 8200
+          name: http
+          protocol: TCP
+      mountModelVolume: true
+      resources:
+        requests:
+          cpu: "1"
+          memory: 2Gi
+        limits:
+          memory: 4Gi
+${probe('/v1/models', 8200)}
+prefill:
+  create: false
+`;
+  }
+  // vLLM listens on 8200: behind the routing sidecar (generative) or as the servicePort (embedder).
+  const port = 8200;
+  return `${header}modelArtifacts:
+  name: ${input.modelId}
+  uri: hf://${input.modelId}
+  size: 20Gi
+
+${routing}
+accelerator:
+  type: nvidia
+
+decode:
+  replicas: 1
+  parallelism:
+    tensor: 1
+  containers:
+    - name: vllm
+      image: ${image(TEMPLATE_IMAGES.vllm)}
+      modelCommand: vllmServe
+      # vLLM serves embedding models (pooling) when their architecture says so; otherwise add "--runner", "pooling".
+      args: ["--max-model-len", "8192", "--gpu-memory-utilization", "0.90"]
+      ports:
+        - containerPort: ${port}
+          name: http
+          protocol: TCP
+      mountModelVolume: true
+      resources:
+        requests:
+          cpu: "2"
+          memory: 16Gi
+        limits:
+          memory: 32Gi
+${probe('/v1/models', port)}
+prefill:
+  create: false
+`;
+}
+
+/** KServe's own template sets the vLLM image; on an air-gapped cluster mirror it with KServe's images. */
+function kserveVllm(input: TemplateInput): string {
+  const sizing = input.sizing ?? kserveSizing(7);
+  const tp = sizing.gpus > 1 ? ` --tensor-parallel-size ${sizing.gpus}` : '';
+  return `# LLMInferenceService spec overlay (serving.kserve.io/v1alpha1, KServe >= v0.18) for ${input.modelId}.
+# Sizing: ${sizing.gpus} GPU${sizing.gpus > 1 ? 's' : ''}, ${sizing.memoryRequest}–${sizing.memoryLimit} memory (app-serving's table by model size; adjust to your model).
+# app-serving adds model.uri, the Gateway, the ServiceAccount, placement, pull secrets and baseRefs.
+model:
+  name: ${input.modelId}
+replicas: 1
+template:
+  containers:
+    - name: main
+      env:
+        - name: VLLM_ADDITIONAL_ARGS
+          value: "--gpu-memory-utilization 0.90 --max-model-len 8192${tp}"
+      resources:
+        limits:
+          nvidia.com/gpu: "${sizing.gpus}"
+          memory: ${sizing.memoryLimit}
+        requests:
+          nvidia.com/gpu: "${sizing.gpus}"
+          cpu: "${2 * sizing.gpus}"
+          memory: ${sizing.memoryRequest}
+`;
+}

@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { onTestFinished } from 'vitest';
+
+export const CLI_ROOT = join(import.meta.dirname, '..');
+export const REPO_ROOT = join(CLI_ROOT, '..', '..');
+const BIN = join(CLI_ROOT, 'bin', 'app-serving.js');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Spawns the built `app-serving` binary, as a user would, and collects its output. */
+export function cli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A temporary repository with the given files (path → content), removed after the test. */
+export function fixtureRepo(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-cli-'));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A minimal llm-d model folder. */
+export function modelFiles(category: string, name: string, slug: string, ms = 'modelArtifacts:\n  name: org/m\n  uri: hf://org/m\n'): Record<string, string> {
+  return {
+    [`models/${category}/${name}/gaie-${slug}/values.yaml`]: 'inferenceExtension:\n  replicas: 1\n',
+    [`models/${category}/${name}/ms-${slug}/values.yaml`]: ms,
+  };
+}
+
+/** True when `text` holds ANSI escape codes. */
+export function hasAnsi(text: string): boolean {
+  return /\u001b\[/.test(text);
+}
