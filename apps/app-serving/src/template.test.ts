@@ -1,24 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STACK_KEYS, loadStackFile, stackConfigSchema } from '@app-serving/core';
+import { STACK_KEYS, configKeyPaths, loadStackFile } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 
 /** Pulumi.TEMPLATE.yaml documents every key of the stack schema and loads as it is. */
 const file = join(import.meta.dirname, '..', 'Pulumi.TEMPLATE.yaml');
 const text = readFileSync(file, 'utf8');
-
-/** Every key path of a zod object schema (through optional, default and array wrappers). */
-function keyPaths(schema: z.core.$ZodType, at: string[] = []): string[][] {
-  let s = schema;
-  for (;;) {
-    if (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodPrefault || s instanceof z.ZodNullable) s = s.unwrap() as z.core.$ZodType;
-    else if (s instanceof z.ZodArray) s = s.element as z.core.$ZodType;
-    else break;
-  }
-  if (!(s instanceof z.ZodObject)) return [];
-  return Object.entries(s.shape).flatMap(([key, child]) => [[...at, key], ...keyPaths(child as z.core.$ZodType, [...at, key])]);
-}
 
 describe('Pulumi.TEMPLATE.yaml', () => {
   it('loads as a valid (empty) stack', () => {
@@ -32,9 +19,9 @@ describe('Pulumi.TEMPLATE.yaml', () => {
   });
 
   it('mentions every nested key', () => {
-    const nested = keyPaths(stackConfigSchema).filter((path) => path.length > 1);
+    const nested = configKeyPaths().filter((path) => path.length > 1);
     expect(nested.map((p) => p.join('.'))).toEqual(expect.arrayContaining(['models.generative.modelSource.huggingFace.revision', 'kserve.gateway.create', 'charts.gaie.repo', 'gpuToleration.effect']));
-    const missing = keyPaths(stackConfigSchema)
+    const missing = configKeyPaths()
       .filter((path) => path.length > 1)
       .map((path) => path.at(-1)!)
       .filter((key) => !new RegExp(`^\\s*#?\\s*(- )?${key}:`, 'm').test(text));

@@ -44,7 +44,7 @@ export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { stackConfigSchema, SECRET_KEYS, STACK_KEYS, isLabelKey, isLabelValue } from './config/schema.ts';
+export { stackConfigSchema, SECRET_KEYS, STACK_KEYS, isLabelKey, isLabelValue, configKeyPaths } from './config/schema.ts';
 export type { ModelEntry, ModelSource, GpuToleration, ChartOverride, StackConfigInput } from './config/schema.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,12 @@ const bin = (name: string) => join(NODE_MODULES, '.bin', name);
 const dir = mkdtempSync(join(tmpdir(), 'app-serving-consumer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** The tarball `npm pack` makes of a workspace package: `app-serving-<pkg>-<version>.tgz`. */
+function tarball(pkg: string): string {
+  const { version } = JSON.parse(readFileSync(join(REPO, 'packages', pkg, 'package.json'), 'utf8')) as { version: string };
+  return `app-serving-${pkg}-${version}.tgz`;
+}
+
 function run(command: string, args: string[], cwd: string): string {
   return execFileSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' } });
 }
@@ -27,13 +33,13 @@ describe('a consumer of the packed packages', () => {
     const packs = join(dir, 'packs');
     mkdirSync(packs);
     run('npm', ['pack', '--offline', '--silent', '--pack-destination', packs, '-w', '@app-serving/core', '-w', '@app-serving/pulumi-components'], REPO);
-    expect(readdirSync(packs).sort()).toEqual(['app-serving-core-0.1.0.tgz', 'app-serving-pulumi-components-0.1.0.tgz']);
+    expect(readdirSync(packs).sort()).toEqual([tarball('core'), tarball('pulumi-components')]);
 
     const app = join(dir, 'app');
     const modules = join(app, 'node_modules');
     for (const [pkg, tgz] of [
-      ['core', 'app-serving-core-0.1.0.tgz'],
-      ['pulumi-components', 'app-serving-pulumi-components-0.1.0.tgz'],
+      ['core', tarball('core')],
+      ['pulumi-components', tarball('pulumi-components')],
     ] as const) {
       const target = join(modules, '@app-serving', pkg);
       mkdirSync(target, { recursive: true });

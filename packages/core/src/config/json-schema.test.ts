@@ -24,3 +24,14 @@ describe('the stack file JSON Schema', () => {
     expect(config.properties['app-serving:cloudProvider']).toMatchObject({ enum: ['cloud', 'on-prem'] });
   });
 });
+
+describe('configKeyPaths', () => {
+  it('lists nested keys of models entries and sources', async () => {
+    const { configKeyPaths } = await import('./schema.ts');
+    const paths = configKeyPaths().map((p) => p.join('.'));
+    expect(paths).toContain('models.generative.modelSource.huggingFace.repo');
+    expect(paths).toContain('kserve.gateway.create');
+    expect(paths).toContain('gpuToleration.effect');
+    expect(paths.length).toBe(new Set(paths).size);
+  });
+});
