@@ -84,6 +84,24 @@ describe('the app-serving program', () => {
     expect(await valueOf(run.models.sim!.namespace!)).toBe('llm-d-sim');
   });
 
+  it('kserve: the Envoy Gateway once, an LLMInferenceService downloading from Hugging Face', async () => {
+    const run = await runProgram('kserve');
+    expect(perModel(run.resources)).toEqual({ 'qwen25-05b': expect.any(Number) });
+    const types = run.resources.map((r) => r.type);
+    expect(types.filter((t) => t === 'app-serving:kserve:KserveGateway')).toHaveLength(1);
+    const service = run.resources.find((r) => r.type === 'kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService')!;
+    expect(service.inputs).toMatchObject({
+      metadata: { name: 'qwen25-05b', namespace: 'llm-d-qwen25-05b' },
+      spec: { model: { uri: 'pvc://qwen25-05b-model/Qwen/Qwen2.5-0.5B-Instruct', name: 'Qwen/Qwen2.5-0.5B-Instruct' }, baseRefs: [{ name: 'qwen25-05b-config' }] },
+    });
+    expect(service.dependencies).toEqual(expect.arrayContaining([expect.stringMatching(/KserveGateway/), expect.stringMatching(/model-pull|pull-job/)]));
+    const job = run.resources.find((r) => r.type === 'kubernetes:batch/v1:Job')!;
+    expect(JSON.stringify(job.inputs)).toContain('kserve/storage-initializer:v0.18.0');
+    // The HF token only inside the secret hf-token Secret.
+    expect(JSON.stringify(run.resources.map((r) => redactSecrets(r.inputs)))).not.toContain(SECRETS['app-serving:hfToken']);
+    expect(await valueOf(run.models['qwen25-05b']!.pathPrefix!)).toBe('/llm-d-qwen25-05b/qwen25-05b');
+  });
+
   it('reports every problem of a broken stack, without a stack trace', async () => {
     const broken = { config: { 'app-serving:cloudProvider': 'on-prem', 'app-serving:models': JSON.stringify({ generative: [{ name: 'Nope' }] }) }, secretKeys: [] };
     const error = await runProgram('broken', broken).then(
