@@ -74,8 +74,12 @@ export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecre
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
 export type { StoragePlan, WeightsSource } from './storage.ts';
 
+// Charts
+export { chartRefProblem, chartRefs } from './charts.ts';
+export type { ChartRefProblem } from './charts.ts';
+
 // The plan
-export { planDeployment, chartRefs, expandHome } from './plan.ts';
+export { planDeployment, expandHome } from './plan.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_SCHEDULER_CONFIG } from './kserve/plan.ts';
 export type { KserveModelPlan, KserveStackPlan } from './kserve/plan.ts';

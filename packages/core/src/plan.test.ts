@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, llmdModel, tempRepo } from '../test/helpers.ts';
 import { loadStackFile, parseStackFile } from './config/load.ts';
 import { isStackError, type Issue, type IssueCode } from './errors.ts';
-import { chartRefs, expandHome, planDeployment, type LlmdModelPlan } from './plan.ts';
+import { chartRefs } from './charts.ts';
+import { expandHome, planDeployment, type LlmdModelPlan } from './plan.ts';
 
 const MODELS = join(REPO_ROOT, 'models');
 const planOf = (stack: string) => planDeployment(loadStackFile(join(REPO_ROOT, 'apps/app-serving', `Pulumi.${stack}.yaml`)), MODELS);

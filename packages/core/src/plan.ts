@@ -1,6 +1,7 @@
 import { homedir } from 'node:os';
-import { DEFAULT_CHARTS, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
+import { GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
+import { chartRefs } from './charts.ts';
 import { collectModels, type DiscoveredModel } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
 import { IssueList, type Issue } from './errors.ts';
@@ -151,32 +152,6 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
 /** Expands a leading `~/` of a kubeconfig path to the home directory. */
 export function expandHome(path: string, home: string = homedir()): string {
   return path === '~' ? home : path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
-}
-
-/** The charts of the stack: pinned defaults, with the stack's overrides. */
-export function chartRefs(config: Pick<StackConfig, 'charts' | 'locate'>, warnings: Issue[] = []): Record<ChartKey, ChartRef> {
-  const out = {} as Record<ChartKey, ChartRef>;
-  for (const key of Object.keys(DEFAULT_CHARTS) as ChartKey[]) {
-    const pinned: ChartRef = DEFAULT_CHARTS[key];
-    const override = config.charts?.[key];
-    if (!override) {
-      out[key] = pinned;
-      continue;
-    }
-    const chart = override.chart ?? pinned.chart;
-    const repo = override.chart ? override.repo : (override.repo ?? pinned.repo);
-    out[key] = { chart, version: override.version ?? pinned.version, ...(repo !== undefined && { repo }) };
-    if (override.version && override.version !== pinned.version) {
-      warnings.push(
-        config.locate(
-          'warning.chart-version',
-          ['charts', key, 'version'],
-          `${override.version} is not the version app-serving checks values against (${pinned.version}); value keys and defaults may differ`,
-        ),
-      );
-    }
-  }
-  return out;
 }
 
 interface PlanModelInput {

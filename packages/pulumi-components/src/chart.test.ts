@@ -1,18 +1,6 @@
 import { DEFAULT_CHARTS, type PostRenderPatch } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
-import { chartArgs, chartRefProblem, postRenderTransform } from './chart.ts';
-
-describe('chartRefProblem', () => {
-  it('accepts the pinned charts', () => {
-    for (const ref of Object.values(DEFAULT_CHARTS)) expect(chartRefProblem(ref)).toBeUndefined();
-  });
-  it('rejects a repository for an oci:// chart, a chart name without one, and missing versions', () => {
-    expect(chartRefProblem({ chart: 'oci://r.example.com/c', version: '1', repo: 'https://x' })).toMatch(/oci:\/\/ chart has no repository/);
-    expect(chartRefProblem({ chart: 'llm-d-infra', version: '1' })).toMatch(/give its Helm repository URL/);
-    expect(chartRefProblem({ chart: 'llm-d-infra', version: '', repo: 'https://x' })).toMatch(/version must not be empty/);
-    expect(chartRefProblem({ chart: './local-chart', version: '1' })).toBeUndefined();
-  });
-});
+import { chartArgs, postRenderTransform } from './chart.ts';
 
 describe('chartArgs', () => {
   it('gives repository charts their repositoryOpts and oci:// charts none', () => {

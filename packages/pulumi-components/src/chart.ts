@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { applyPatches, type ChartRef, type KubernetesObject, type PostRenderPatch, type Values } from '@app-serving/core';
+import { applyPatches, chartRefProblem, type ChartRef, type KubernetesObject, type PostRenderPatch, type Values } from '@app-serving/core';
 import { childName } from './component-names.ts';
 import { childOptions, type DependsOn } from './options.ts';
 
@@ -8,19 +8,6 @@ import { childOptions, type DependsOn } from './options.ts';
  * Pure builders of the Helm charts' arguments and post-render transforms, and the one place
  * that creates a `helm.v4.Chart` for the chart components.
  */
-
-/** Why a chart reference cannot be used as given, or `undefined`. */
-export function chartRefProblem(ref: ChartRef): string | undefined {
-  if (ref.chart.length === 0) return 'chart must not be empty';
-  if (ref.version.length === 0) return 'version must not be empty: app-serving deploys pinned chart versions only';
-  if (ref.chart.startsWith('oci://')) {
-    return ref.repo !== undefined ? `an oci:// chart has no repository; remove repo "${ref.repo}" (the registry is part of the chart reference)` : undefined;
-  }
-  if (ref.repo === undefined && !ref.chart.startsWith('./') && !ref.chart.startsWith('/')) {
-    return `"${ref.chart}" is a chart name: give its Helm repository URL in repo, or an oci:// reference`;
-  }
-  return undefined;
-}
 
 /** What a chart release is made of. */
 export interface ChartReleaseInputs {
@@ -75,7 +62,7 @@ export interface CreateChartArgs extends ChartReleaseInputs {
  */
 export function createChart(component: pulumi.ComponentResource, name: string, args: CreateChartArgs, inherited: DependsOn): k8s.helm.v4.Chart {
   const problem = chartRefProblem(args.chart);
-  if (problem) throw new pulumi.InputPropertyError({ propertyPath: 'chart', reason: problem });
+  if (problem) throw new pulumi.InputPropertyError({ propertyPath: `chart.${problem.key}`, reason: problem.message });
   const patches = args.patches ?? [];
   return new k8s.helm.v4.Chart(
     childName(name, 'chart'),

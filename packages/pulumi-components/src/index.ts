@@ -35,6 +35,6 @@ export { KserveGateway } from './kserve-gateway.ts';
 export type { KserveGatewayArgs } from './kserve-gateway.ts';
 
 // Pure builders
-export { chartArgs, chartRefProblem, postRenderTransform } from './chart.ts';
+export { chartArgs, postRenderTransform } from './chart.ts';
 export type { ChartReleaseInputs } from './chart.ts';
 export { TYPE_TOKENS, childName } from './component-names.ts';

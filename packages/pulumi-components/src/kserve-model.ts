@@ -10,40 +10,18 @@ import {
 } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
-import type { ModelFolderArgs } from './model-folder.ts';
 import { ModelNamespace } from './model-namespace.ts';
-import { resolveModelPlan } from './model-plan.ts';
+import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelStorage } from './model-storage.ts';
 import { afterResource, childOptions } from './options.ts';
 
-/** Arguments of {@link KserveModel}: a plan entry, or a model folder to plan here. */
-export interface KserveModelArgs {
-  /** The model's entry of a core `DeploymentPlan` (platform `kserve`). Give this, or {@link folder}. */
-  readonly plan?: KserveModelPlan;
-  /** Plan the model here from its folder (`<category>/<name>/kserve-<slug>/values.yaml`). Give this, or {@link plan}. */
-  readonly folder?: ModelFolderArgs;
-  /**
-   * The Hugging Face token; stays a Pulumi secret. Required when the plan has an HF token Secret
-   * (`plan.hfTokenSecret`).
-   * @see https://huggingface.co/docs/hub/security-tokens
-   */
-  readonly hfToken?: pulumi.Input<string>;
-  /** Harbor registry host name. Required when the plan has a pull secret. */
-  readonly harborHostname?: pulumi.Input<string>;
-  /** Harbor robot account. Required when the plan has a pull secret. */
-  readonly harborUser?: pulumi.Input<string>;
-  /** Harbor robot token; stays a Pulumi secret. Required when the plan has a pull secret. */
-  readonly harborToken?: pulumi.Input<string>;
+/** Arguments of {@link KserveModel}: a plan entry (or a model folder to plan here), the credentials, and the Gateway. */
+export interface KserveModelArgs extends ModelPlanSource<KserveModelPlan> {
   /**
    * The stack's {@link KserveGateway} (or whatever provides the Gateway the model attaches to):
    * only the LLMInferenceService waits for it; the rest of the model deploys meanwhile.
    */
   readonly gateway?: pulumi.Input<pulumi.Resource>;
-  /**
-   * How long `pulumi up` waits for the download Job.
-   * @default "60m"
-   */
-  readonly pullTimeout?: string;
 }
 
 /**

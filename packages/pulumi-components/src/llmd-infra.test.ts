@@ -109,6 +109,6 @@ describe('LlmdInfra', () => {
 
   it('rejects half an alias and a bad chart reference', async () => {
     await expect(record(() => new LlmdInfra('i', { ...args, gatewayHost: undefined }))).rejects.toMatchObject({ propertyPath: 'gatewayHost' });
-    await expect(record(() => new LlmdInfra('i', { ...args, chart: { chart: 'oci://x/y', version: '1', repo: 'https://x' } }))).rejects.toMatchObject({ propertyPath: 'chart' });
+    await expect(record(() => new LlmdInfra('i', { ...args, chart: { chart: 'oci://x/y', version: '1', repo: 'https://x' } }))).rejects.toMatchObject({ propertyPath: 'chart.repo' });
   });
 });

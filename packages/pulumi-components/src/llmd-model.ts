@@ -6,37 +6,13 @@ import { InferencePool } from './inference-pool.ts';
 import { InferenceRoute } from './inference-route.ts';
 import { LlmdInfra } from './llmd-infra.ts';
 import { ModelNamespace } from './model-namespace.ts';
-import { resolveModelPlan } from './model-plan.ts';
-import type { ModelFolderArgs } from './model-folder.ts';
+import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelService } from './model-service.ts';
 import { ModelStorage } from './model-storage.ts';
 import { afterResource, childOptions } from './options.ts';
 
-/** Arguments of {@link LlmdModel}: a plan entry, or a model folder to plan here. */
-export interface LlmdModelArgs {
-  /**
-   * The model's entry of a core `DeploymentPlan` (`planDeployment(...).models[i]`, platform `llm-d`).
-   * Give this, or {@link folder}.
-   */
-  readonly plan?: LlmdModelPlan;
-  /**
-   * Plan the model here from its folder (`<modelsDir>/<category>/<name>/{gaie-,ms-}<slug>/values.yaml`),
-   * with the same rules as a stack entry. Give this, or {@link plan}. `harborHostname` and
-   * `harborUser` must then be plain strings.
-   */
-  readonly folder?: ModelFolderArgs;
-  /** Harbor registry host name (the plan's `harbor.hostname`). Required when the plan has a pull secret. */
-  readonly harborHostname?: pulumi.Input<string>;
-  /** Harbor robot account (the plan's `harbor.user`). Required when the plan has a pull secret. */
-  readonly harborUser?: pulumi.Input<string>;
-  /** Harbor robot token; stays a Pulumi secret. Required when the plan has a pull secret (`plan.pullSecret`). */
-  readonly harborToken?: pulumi.Input<string>;
-  /**
-   * How long `pulumi up` waits for the pull Job.
-   * @default "60m"
-   */
-  readonly pullTimeout?: string;
-}
+/** Arguments of {@link LlmdModel}: a plan entry (or a model folder to plan here) and the Harbor credentials. */
+export type LlmdModelArgs = Omit<ModelPlanSource<LlmdModelPlan>, 'hfToken'>;
 
 /**
  * One llm-d model end to end (DESIGN §1): namespace and pull secret, model storage, the

@@ -2,16 +2,35 @@ import * as pulumi from '@pulumi/pulumi';
 import { formatIssue, isStackError, type DeploymentPlan, type ModelPlan } from '@app-serving/core';
 import { planModelFolder, type ModelFolderArgs } from './model-folder.ts';
 
-/** The two ways a model component gets its plan. */
+/** The two ways a model component gets its plan, and the credentials it deploys with. */
 export interface ModelPlanSource<P extends ModelPlan> {
-  /** The model's entry of a core `DeploymentPlan` (`plan.models[i]`). Give this, or `folder`. */
+  /**
+   * The model's entry of a core `DeploymentPlan` (`planDeployment(...).models[i]`).
+   * Give this, or {@link folder}.
+   */
   readonly plan?: P;
-  /** Plan the model here, from its folder. Give this, or `plan`. */
+  /**
+   * Plan the model here from its folder (`<modelsDir>/<category>/<name>/`), with the same rules as
+   * a stack entry. Give this, or {@link plan}. `harborHostname` and `harborUser` must then be plain strings.
+   */
   readonly folder?: ModelFolderArgs;
+  /** Harbor registry host name (the plan's `harbor.hostname`). Required when the plan has a pull secret. */
   readonly harborHostname?: pulumi.Input<string>;
+  /** Harbor robot account (the plan's `harbor.user`). Required when the plan has a pull secret. */
   readonly harborUser?: pulumi.Input<string>;
+  /** Harbor robot token; stays a Pulumi secret. Required when the plan has a pull secret (`plan.pullSecret`). */
   readonly harborToken?: pulumi.Input<string>;
+  /**
+   * The Hugging Face token (KServe); stays a Pulumi secret. Required when the plan has an HF token
+   * Secret (`plan.hfTokenSecret`).
+   * @see https://huggingface.co/docs/hub/security-tokens
+   */
   readonly hfToken?: pulumi.Input<string>;
+  /**
+   * How long `pulumi up` waits for the model's pull Job.
+   * @default "60m"
+   */
+  readonly pullTimeout?: string;
 }
 
 /** Resolves a component's model plan from `plan` or `folder`; bad arguments are InputPropertyErrors. */

@@ -82,7 +82,7 @@ describe('renderStack', () => {
     const plan = examplePlan('kind');
     const [model] = plan.models;
     const broken = { ...plan, models: [{ ...model!, charts: { ...(model as { charts: object }).charts, infra: { chart: 'oci://x.example.com/c', version: '1', repo: 'https://x' } } }] } as unknown as typeof plan;
-    await expect(renderStack(broken)).rejects.toMatchObject({ propertyPath: 'chart' });
+    await expect(renderStack(broken)).rejects.toMatchObject({ propertyPath: 'chart.repo' });
     expect((await renderStack(plan)).resources).toHaveLength(26);
   });
 

@@ -1,4 +1,5 @@
 import { CATEGORIES } from '../constants.ts';
+import { chartRefProblem, chartRefs } from '../charts.ts';
 import type { Issue } from '../errors.ts';
 import type { StackConfig } from './load.ts';
 
@@ -89,14 +90,13 @@ export function checkStackRules(config: StackConfig): Issue[] {
     issues.push(locate('config.contradiction', ['gpuToleration', 'value'], 'must not be set when operator is Exists'));
   }
 
+  const charts = chartRefs(config);
   for (const key of ['infra', 'gaie', 'modelService'] as const) {
-    const override = config.charts?.[key];
-    if (!override) continue;
-    if (override.chart?.startsWith('oci://') && override.repo) {
-      issues.push(locate('config.contradiction', ['charts', key, 'repo'], 'must not be set for an oci:// chart'));
-    }
-    if (override.chart && !override.chart.startsWith('oci://') && !override.repo) {
-      issues.push(locate('config.missing-key', ['charts', key, 'repo'], `is required: "${override.chart}" is a chart name, so Helm needs the repository URL (or give an oci:// reference)`));
+    if (!config.charts?.[key]) continue;
+    const problem = chartRefProblem(charts[key]);
+    if (problem) {
+      const code = problem.message.startsWith('is required') ? 'config.missing-key' : 'config.contradiction';
+      issues.push(locate(code, ['charts', key, problem.key], problem.message));
     }
   }
   return issues;
