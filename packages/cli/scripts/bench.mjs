@@ -2,7 +2,8 @@
 // Cold-start benchmark of the built CLI (not a test: timings depend on the machine).
 // Usage: npm run build && node packages/cli/scripts/bench.mjs [runs]
 // Prints the median wall time of each command over `runs` runs (default 9) and its ratio to
-// `node -e ''` on the same machine, for the example stack and a generated 50-model stack.
+// `node -e ''` on the same machine, for the example stack and a generated 50-model stack; then
+// the time of `render --json` (Pulumi's mocks, whole process) for 1, 10 and 100 models.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,30 +15,36 @@ const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repo = join(cliDir, '..', '..');
 const bin = join(cliDir, 'bin', 'app-serving.js');
 
-// A 50-model stack: 25 generative and 25 embedding models on the simulator.
-const big = mkdtempSync(join(tmpdir(), 'app-serving-bench-'));
-const entries = { generative: [], embedder: [] };
-for (let i = 0; i < 50; i += 1) {
-  const category = i % 2 === 0 ? 'generative' : 'embedder';
-  const slug = `model-${i}`;
-  const folder = join(big, 'models', category, `Model-${i}`);
-  mkdirSync(join(folder, `gaie-${slug}`), { recursive: true });
-  mkdirSync(join(folder, `ms-${slug}`), { recursive: true });
-  writeFileSync(join(folder, `gaie-${slug}`, 'values.yaml'), 'inferenceExtension:\n  replicas: 1\n');
+/** A stack of `count` models on the simulator (half generative, half embedders) in a temporary folder. */
+function generatedStack(count) {
+  const big = mkdtempSync(join(tmpdir(), 'app-serving-bench-'));
+  const entries = { generative: [], embedder: [] };
+  for (let i = 0; i < count; i += 1) {
+    const category = i % 2 === 0 ? 'generative' : 'embedder';
+    const slug = `model-${i}`;
+    const folder = join(big, 'models', category, `Model-${i}`);
+    mkdirSync(join(folder, `gaie-${slug}`), { recursive: true });
+    mkdirSync(join(folder, `ms-${slug}`), { recursive: true });
+    writeFileSync(join(folder, `gaie-${slug}`, 'values.yaml'), 'inferenceExtension:\n  replicas: 1\n');
+    writeFileSync(
+      join(folder, `ms-${slug}`, 'values.yaml'),
+      `modelArtifacts:\n  name: org/model-${i}\n  uri: hf://org/model-${i}\ndecode:\n  containers:\n    - name: vllm\n      image: ghcr.io/llm-d/llm-d-inference-sim:v0.10.2\n      modelCommand: imageDefault\n`,
+    );
+    entries[category].push(`      - name: Model-${i}\n        nodeSelector:\n          workload: gpu`);
+  }
+  const list = (items) => (items.length ? `\n${items.join('\n')}` : ' []');
   writeFileSync(
-    join(folder, `ms-${slug}`, 'values.yaml'),
-    `modelArtifacts:\n  name: org/model-${i}\n  uri: hf://org/model-${i}\ndecode:\n  containers:\n    - name: vllm\n      image: ghcr.io/llm-d/llm-d-inference-sim:v0.10.2\n      modelCommand: imageDefault\n`,
+    join(big, 'Pulumi.big.yaml'),
+    `config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:${list(entries.generative)}\n    embedder:${list(entries.embedder)}\n`,
   );
-  entries[category].push(`      - name: Model-${i}\n        nodeSelector:\n          workload: gpu`);
+  return big;
 }
-writeFileSync(
-  join(big, 'Pulumi.big.yaml'),
-  `config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n${entries.generative.join('\n')}\n    embedder:\n${entries.embedder.join('\n')}\n`,
-);
 
-function median(args, cwd) {
+const big = generatedStack(50);
+
+function median(args, cwd, count = runs) {
   const times = [];
-  for (let i = 0; i < runs; i += 1) {
+  for (let i = 0; i < count; i += 1) {
     const start = process.hrtime.bigint();
     const result = spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
@@ -59,3 +66,12 @@ const rows = [
 rmSync(big, { recursive: true, force: true });
 console.log(`median of ${runs} runs, node ${process.version}`);
 for (const [name, ms] of rows) console.log(`${name.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / baseline).toFixed(2)}×`);
+
+const renderRuns = Math.max(1, Math.min(runs, 3));
+console.log(`\nrender --json, whole process (median of ${renderRuns})`);
+for (const count of [1, 10, 100]) {
+  const dir = generatedStack(count);
+  const ms = median([bin, 'render', '--json', '--stack', 'Pulumi.big.yaml'], dir, renderRuns);
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`${`${count} model${count === 1 ? '' : 's'}`.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms`);
+}
