@@ -1,6 +1,6 @@
-import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startFakeKube } from '../test/fake-kube.ts';
+import { httpGet as get } from '../test/http-get.ts';
 import { startModelServer } from '../test/model-server.ts';
 import { createCluster, execOutcome, KubeError, labelSelector, podSummary } from './cluster.ts';
 
@@ -157,17 +157,3 @@ describe('pure helpers', () => {
     expect(podSummary({ ...base, metadata: { name: 'p', deletionTimestamp: new Date() }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } })).toMatchObject({ ready: false, problem: 'Terminating' });
   });
 });
-
-function get(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve(body));
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}

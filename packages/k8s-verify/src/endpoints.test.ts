@@ -1,6 +1,6 @@
-import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startFakeKube } from '../test/fake-kube.ts';
+import { httpGet as get } from '../test/http-get.ts';
 import { startModelServer } from '../test/model-server.ts';
 import { createCluster } from './cluster.ts';
 import { ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, openKserveEndpoint, openServiceEndpoint } from './endpoints.ts';
@@ -64,16 +64,3 @@ describe('openKserveEndpoint', () => {
     );
   });
 });
-
-function get(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent: false }, (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (body += c));
-        res.on('end', () => resolve(body));
-      })
-      .on('error', reject);
-  });
-}
