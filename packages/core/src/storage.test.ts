@@ -57,6 +57,18 @@ describe('expectedPath', () => {
   });
 });
 
+/** A temporary root with a volume folder and a bin folder holding an executable stub `command`. */
+function sandbox(command: string, stub: (root: string) => string): { root: string; bin: string; volume: string } {
+  const root = tempRepo({});
+  const bin = join(root, 'bin');
+  const volume = join(root, 'volume');
+  mkdirSync(bin);
+  mkdirSync(volume);
+  writeFileSync(join(bin, command), stub(root));
+  chmodSync(join(bin, command), 0o755);
+  return { root, bin, volume };
+}
+
 /**
  * The ORAS Job script, run for real by /bin/sh with a stub `oras` on the PATH. The stub writes
  * what a real pull of the artifact writes (a Hugging Face hub cache), or fails half-way.
@@ -65,14 +77,9 @@ describe('the ORAS pull script', () => {
   const REF = 'harbor.local/ai/qwen:1';
 
   function setup() {
-    const root = tempRepo({});
-    const bin = join(root, 'bin');
-    const volume = join(root, 'volume');
-    mkdirSync(bin);
-    mkdirSync(volume);
-    writeFileSync(
-      join(bin, 'oras'),
-      `#!/bin/sh
+    const { root, bin, volume } = sandbox(
+      'oras',
+      (root) => `#!/bin/sh
 # stub oras: records its arguments, then behaves as $STUB_MODE says
 echo "$@" >> "${root}/oras-calls"
 out=""
@@ -84,7 +91,6 @@ case "$STUB_MODE" in
 esac
 `,
     );
-    chmodSync(join(bin, 'oras'), 0o755);
     const run = (mode: string, ref = REF) =>
       spawnSync('/bin/sh', ['-c', orasPullScript()], {
         env: { PATH: `${bin}:/usr/bin:/bin`, STUB_MODE: mode, MODEL_DIR: volume, MODEL_REF: ref, EXPECT_PATH: 'hub/models--Qwen--Qwen3-0.6B', REGISTRY_CONFIG: '/etc/registry-auth/config.json' },
@@ -179,21 +185,15 @@ esac
 
 describe('the Hugging Face download script', () => {
   it('downloads into a staging directory with hf, checks the result and writes the marker', () => {
-    const root = tempRepo({});
-    const bin = join(root, 'bin');
-    const volume = join(root, 'volume');
-    mkdirSync(bin);
-    mkdirSync(volume);
-    writeFileSync(
-      join(bin, 'hf'),
-      `#!/bin/sh
+    const { root, bin, volume } = sandbox(
+      'hf',
+      (root) => `#!/bin/sh
 echo "$@" > "${root}/hf-call"
 printf '%s' "\${HF_TOKEN:-none}" > "${root}/hf-token-seen"
 dir=""; while [ $# -gt 0 ]; do case "$1" in --local-dir) dir="$2"; shift 2;; *) shift;; esac; done
 mkdir -p "$dir" && echo '{}' > "$dir/config.json"
 `,
     );
-    chmodSync(join(bin, 'hf'), 0o755);
     const result = spawnSync('/bin/sh', ['-c', huggingFaceDownloadScript()], {
       env: {
         PATH: `${bin}:/usr/bin:/bin`,
