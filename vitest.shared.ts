@@ -19,6 +19,8 @@ export function sharedTestConfig(projectDir: string, name: string): ViteUserConf
       root: projectDir,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       environment: 'node',
+      // Bounds, not sleeps: generous enough for a loaded 2-core CI machine.
+      testTimeout: 30_000,
       reporters: ['default', ['json', { outputFile: resolve(root, '.reports/vitest', `${name}.json`) }]],
       setupFiles: [resolve(root, 'scripts/vitest-setup.ts')],
       coverage: {

@@ -22,6 +22,14 @@ if (listed.status !== 0) {
 }
 const projects = JSON.parse(listed.stdout).sort();
 
+// The control-plane tests need etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
+// kwok, built from Go modules once and cached outside the work tree (tools/test-cluster/build.mjs).
+// Build them here, once, before the projects' tests start in parallel.
+const built = spawnSync(process.execPath, [join(root, 'tools', 'test-cluster', 'build.mjs')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+if (built.status !== 0) {
+  console.log('the test control plane could not be built (see above): its tests will fail');
+}
+
 const run = spawnSync(nx, ['run-many', '-t', 'test', '--outputStyle=static', ...process.argv.slice(2)], {
   cwd: root,
   env,

@@ -1,5 +1,23 @@
 /**
  * @app-serving/test-cluster — test support, not published: the upstream data of
- * `../shared/upstream/`, and (see cluster.ts) a real Kubernetes control plane on 127.0.0.1.
+ * `../shared/upstream/`, and a real Kubernetes control plane on 127.0.0.1 (etcd, kube-apiserver,
+ * kube-controller-manager, kube-scheduler, kwok), built from Go modules once and cached.
  */
 export { PROJECT_ROOT, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
+export { startCluster } from './cluster.ts';
+export type { TestCluster, TestUser, StartOptions, ApiResponse, AuditEvent } from './cluster.ts';
+export { OUTCOME_ANNOTATION, KWOK_NODE_ANNOTATION } from './kwok.ts';
+export {
+  applyObject,
+  applyObjects,
+  tryApply,
+  describeObject,
+  objectPath,
+  createNodes,
+  waitFor,
+  list,
+  forwardPodPort,
+  podFileSystem,
+} from './objects.ts';
+export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
+export { decodeDeployment, eppDeployment, eppService, istioGateway } from './stand-ins.ts';

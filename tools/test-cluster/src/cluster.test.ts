@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCluster, type TestCluster } from './cluster.ts';
+import { OUTCOME_ANNOTATION } from './kwok.ts';
+import { applyObjects, createNodes, waitFor } from './objects.ts';
+
+let cluster: TestCluster;
+
+beforeAll(async () => {
+  cluster = await startCluster({ log: (line) => console.log(`test-cluster: ${line}`) });
+}, 600_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+describe('the test control plane', () => {
+  it('starts in bounded time and serves the upstream CRDs at the versions we write', async () => {
+    expect(cluster.startSeconds).toBeLessThan(60);
+    const groups = (await cluster.request('GET', '/apis')).body as { groups: Array<{ name: string; versions: Array<{ version: string }> }> };
+    const served = new Set(groups.groups.flatMap((g) => g.versions.map((v) => `${g.name}/${v.version}`)));
+    for (const gv of ['gateway.networking.k8s.io/v1', 'inference.networking.k8s.io/v1', 'inference.networking.x-k8s.io/v1alpha2', 'networking.istio.io/v1', 'telemetry.istio.io/v1', 'serving.kserve.io/v1alpha2', 'kwok.x-k8s.io/v1alpha1']) {
+      expect(served, gv).toContain(gv);
+    }
+  });
+
+  it('runs pods on kwok nodes through the real scheduler, and leaves unschedulable ones Pending with its reason', async () => {
+    await createNodes(cluster, [{ name: 'gpu-a', labels: { pool: 'gpu' }, taints: [{ key: 'nvidia.com/gpu', effect: 'NoSchedule' }], gpus: 2 }]);
+    await applyObjects(cluster, [
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'smoke' } },
+      pod('tolerates', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] }),
+      pod('intolerant', {}),
+      pod('failing', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] }, { [OUTCOME_ANNOTATION]: 'fail' }),
+    ]);
+    const ready = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/tolerates', (p) => p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+    expect(ready.spec.nodeName).toBe('gpu-a');
+    const pending = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/intolerant', (p) => p.status?.conditions?.some((c: any) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'));
+    expect(pending.status.phase).toBe('Pending');
+    expect(pending.status.conditions.find((c: any) => c.type === 'PodScheduled').message).toMatch(/untolerated taint/);
+    const failed = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/failing', (p) => p.status?.phase === 'Failed');
+    expect(failed.status.containerStatuses[0].state.terminated.exitCode).toBe(1);
+  }, 120_000);
+
+  it('enforces RBAC for token users and records every mutating request', async () => {
+    const denied = await cluster.request('POST', '/api/v1/namespaces/smoke/configmaps', { metadata: { name: 'x' } }, { user: 'viewer' });
+    expect(denied.status).toBe(403);
+    const read = await cluster.request('GET', '/api/v1/namespaces/smoke/pods', undefined, { user: 'viewer' });
+    expect(read.status).toBe(200);
+    expect((await cluster.request('GET', '/api/v1/namespaces/smoke/pods', undefined, { user: 'nobody' })).status).toBe(403);
+    const mine = cluster.mutations().filter((e) => e.user === 'admin' && e.namespace === 'smoke');
+    expect(mine.map((e) => `${e.verb} ${e.resource}/${e.name}`)).toContain('patch pods/tolerates');
+  });
+});
+
+function pod(name: string, spec: object, annotations: Record<string, string> = {}): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'smoke', annotations },
+    spec: { containers: [{ name: 'c', image: 'registry.example/c:1' }], ...spec },
+  };
+}

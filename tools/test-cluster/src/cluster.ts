@@ -1,0 +1,412 @@
+/**
+ * A real Kubernetes control plane for tests, on 127.0.0.1 with free ports: etcd, kube-apiserver,
+ * kube-controller-manager, kube-scheduler, and kwok for simulated nodes and pods (no container
+ * runtime). The commands are built from Go modules once and cached (../build.mjs).
+ *
+ * What is real: the API server (admission, defaulting, core validation, CRD OpenAPI schemas and CEL
+ * rules, RBAC with token users), the controllers (Deployments, ReplicaSets, Jobs, EndpointSlices,
+ * ServiceAccounts, the PV binder) and the scheduler (taints, tolerations, node selectors and
+ * affinity, resources). What is simulated by kwok: the nodes and what their kubelet would report
+ * (see kwok.ts), and exec / port-forward, which a test maps to local commands and ports.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ensureBinaries } from '../build.mjs';
+import { kwokCrds, stages, KWOK_NODE_ANNOTATION } from './kwok.ts';
+import { readUpstreamYaml, upstreamDir } from './upstream.ts';
+
+
+/** The users of the test cluster (static tokens; RBAC decides what each may do). */
+export type TestUser = 'admin' | 'viewer' | 'nobody';
+
+export interface StartOptions {
+  /** Install the upstream CRDs of `../shared/upstream/crds/` (Gateway API, GAIE, Istio, KServe). @default true */
+  readonly upstreamCrds?: boolean;
+  /** Progress lines (start-up phases and timings). @default nothing */
+  readonly log?: (line: string) => void;
+}
+
+/** A plain response of the API server. */
+export interface ApiResponse {
+  readonly status: number;
+  readonly body: any;
+}
+
+export interface TestCluster {
+  /** `https://127.0.0.1:<port>` */
+  readonly server: string;
+  /** A kubeconfig file of the `admin` user (system:masters). */
+  readonly kubeconfigPath: string;
+  /** The working folder: logs (`logs/*.log`), pod file systems (`pods/`), kubeconfigs. */
+  readonly dir: string;
+  /** Seconds from the start to a ready control plane. */
+  readonly startSeconds: number;
+  /** A kubeconfig file for a user: `viewer` has the `view` ClusterRole, `nobody` no permission at all. */
+  kubeconfigFor(user: TestUser): string;
+  /** A loaded client-node KubeConfig for a user. */
+  kubeConfig(user?: TestUser): Promise<KubeConfig>;
+  /** A raw request to the API server as a user; `body` is parsed JSON (or the text). */
+  request(method: string, path: string, body?: unknown, options?: { user?: TestUser; contentType?: string }): Promise<ApiResponse>;
+  /** The audit log: every mutating request the API server received (verb, user, resource). */
+  mutations(): AuditEvent[];
+  /** Stops every process and removes the working folder. */
+  stop(): Promise<void>;
+}
+
+/** One line of the audit log, reduced to what tests assert. */
+export interface AuditEvent {
+  readonly verb: string;
+  readonly user: string;
+  readonly resource: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly uri: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const PDEATHSIG = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'SIGKILL', '--'] : [];
+
+/**
+ * Starts a control plane and resolves when it is ready: the API server answers /readyz, the CRDs are
+ * Established, the controller manager has created the `default` ServiceAccount, and kwok serves.
+ */
+export async function startCluster(options: StartOptions = {}): Promise<TestCluster> {
+  const started = Date.now();
+  const log = options.log ?? (() => {});
+  const bin: string = ensureBinaries({ log });
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-cluster-'));
+  const logs = join(dir, 'logs');
+  mkdirSync(logs);
+  const children: Array<{ name: string; child: ChildProcess }> = [];
+  let stopped = false;
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    // Reverse order: kwok and the controllers before the API server, etcd last.
+    for (const { child } of [...children].reverse()) {
+      if (child.exitCode !== null || child.signalCode !== null) continue;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const [etcdPort, etcdPeerPort, apiPort, kwokPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const launch = (name: string, args: string[], env: NodeJS.ProcessEnv = process.env) => {
+      const out = createWriteStream(join(logs, `${name}.log`));
+      const argv = [...PDEATHSIG, join(bin, name), ...args];
+      const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout!.pipe(out);
+      child.stderr!.pipe(out);
+      child.on('exit', (code, signal) => {
+        if (!stopped) out.write(`\n[test-cluster] ${name} exited (${code ?? signal})\n`);
+      });
+      children.push({ name, child });
+      return child;
+    };
+    const exitedEarly = (name: string) => {
+      const entry = children.find((c) => c.name === name);
+      return entry && (entry.child.exitCode !== null || entry.child.signalCode !== null);
+    };
+    const logTail = (name: string) => {
+      try {
+        return readFileSync(join(logs, `${name}.log`), 'utf8').split('\n').slice(-15).join('\n');
+      } catch {
+        return '(no log)';
+      }
+    };
+    const waitFor = async (name: string, what: string, probe: () => Promise<boolean>, seconds = 60) => {
+      const until = Date.now() + seconds * 1000;
+      for (;;) {
+        if (exitedEarly(name)) throw new Error(`${name} exited before ${what}:\n${logTail(name)}`);
+        try {
+          if (await probe()) return;
+        } catch {}
+        if (Date.now() > until) throw new Error(`${name}: not ${what} after ${seconds} s:\n${logTail(name)}`);
+        await sleep(100);
+      }
+    };
+
+    // etcd
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    launch('etcd', [
+      '--name=test', `--data-dir=${join(dir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`, `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`, `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-cluster=test=http://127.0.0.1:${etcdPeerPort}`,
+      '--unsafe-no-fsync', '--log-level=warn',
+    ]);
+    await waitFor('etcd', 'healthy', async () => (await plainGet(`${etcdUrl}/health`)).includes('"health":"true"'));
+    log(`etcd ready after ${secondsSince(started)} s`);
+
+    // kube-apiserver
+    const tokens: Record<TestUser, string> = { admin: token(), viewer: token(), nobody: token() };
+    writeFileSync(join(dir, 'tokens.csv'), [
+      `${tokens.admin},admin,uid-admin,"system:masters"`,
+      `${tokens.viewer},viewer,uid-viewer`,
+      `${tokens.nobody},nobody,uid-nobody`,
+    ].join('\n') + '\n', { mode: 0o600 });
+    const keys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(join(dir, 'sa.key'), keys.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    writeFileSync(join(dir, 'sa.pub'), keys.publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(join(dir, 'audit-policy.yaml'), stringify({
+      apiVersion: 'audit.k8s.io/v1',
+      kind: 'Policy',
+      omitStages: ['RequestReceived'],
+      rules: [{ level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }, { level: 'None' }],
+    }));
+    const certDir = join(dir, 'pki');
+    launch('kube-apiserver', [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiPort}`,
+      `--cert-dir=${certDir}`,
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${join(dir, 'sa.pub')}`, `--service-account-signing-key-file=${join(dir, 'sa.key')}`,
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--allow-privileged=true',
+      // Nodes start without the not-ready taint: kwok reports them Ready at once, and no node
+      // lifecycle controller runs here to lift the taint (see the controller manager below).
+      '--disable-admission-plugins=TaintNodesByCondition',
+      // The built-in `kubernetes` Service's endpoint would be 127.0.0.1, which Endpoints reject.
+      '--endpoint-reconciler-type=none',
+      '--kubelet-preferred-address-types=InternalIP',
+      `--audit-policy-file=${join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${join(logs, 'audit.log')}`,
+      '--audit-log-format=json', '--audit-log-mode=blocking',
+      '--v=1',
+    ]);
+    const server = `https://127.0.0.1:${apiPort}`;
+    const caFile = join(certDir, 'apiserver.crt');
+    let ca = '';
+    const api = (method: string, path: string, body?: unknown, opts: { user?: TestUser; contentType?: string } = {}) =>
+      apiRequest(server, ca, tokens[opts.user ?? 'admin'], method, path, body, opts.contentType);
+    await waitFor('kube-apiserver', 'ready', async () => {
+      if (!ca) {
+        if (!existsSync(caFile)) return false;
+        ca = readFileSync(caFile, 'utf8');
+      }
+      return (await api('GET', '/readyz')).status === 200;
+    }, 90);
+    log(`kube-apiserver ready after ${secondsSince(started)} s`);
+
+    // Kubeconfigs, one per user.
+    const kubeconfigs = {} as Record<TestUser, string>;
+    for (const user of Object.keys(tokens) as TestUser[]) {
+      kubeconfigs[user] = join(dir, `kubeconfig-${user}.yaml`);
+      writeFileSync(kubeconfigs[user], stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'test-cluster', cluster: { server, 'certificate-authority-data': Buffer.from(ca).toString('base64') } }],
+        users: [{ name: user, user: { token: tokens[user] } }],
+        contexts: [{ name: `test-cluster-${user}`, context: { cluster: 'test-cluster', user } }],
+        'current-context': `test-cluster-${user}`,
+      }), { mode: 0o600 });
+    }
+
+    // CRDs: kwok's Exec and PortForward, and the upstream ones.
+    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds())];
+    await Promise.all(crds.map(async (crd) => {
+      const name = (crd as { metadata: { name: string } }).metadata.name;
+      const res = await api('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}?fieldManager=test-cluster&force=true`, crd, { contentType: 'application/apply-patch+yaml' });
+      if (res.status >= 300) throw new Error(`CRD ${name} not applied: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+    }));
+    await waitFor('kube-apiserver', 'serving every CRD', async () => {
+      const list = (await api('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).body as { items: Array<{ status?: { conditions?: Array<{ type: string; status: string }> } }> };
+      return list.items.length >= crds.length && list.items.every((c) => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
+    });
+    log(`${crds.length} CRDs established after ${secondsSince(started)} s`);
+    // The viewer may read everything (the built-in `view` ClusterRole), nothing more.
+    await api('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'test-cluster-viewer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }],
+    });
+
+    // kube-controller-manager and kube-scheduler
+    launch('kube-controller-manager', [
+      `--kubeconfig=${kubeconfigs.admin}`, `--authentication-kubeconfig=${kubeconfigs.admin}`, `--authorization-kubeconfig=${kubeconfigs.admin}`,
+      '--bind-address=127.0.0.1', '--secure-port=0', '--leader-elect=false',
+      `--service-account-private-key-file=${join(dir, 'sa.key')}`, `--root-ca-file=${caFile}`,
+      '--use-service-account-credentials=false',
+      // kwok keeps no node heartbeat here: without the lifecycle controller no node turns NotReady.
+      '--controllers=*,-nodelifecycle,-nodeipam,-ttl,-bootstrapsigner,-tokencleaner',
+      '--concurrent-deployment-syncs=10', '--concurrent-job-syncs=10',
+      '--v=1',
+    ]);
+    launch('kube-scheduler', [
+      `--kubeconfig=${kubeconfigs.admin}`, `--authentication-kubeconfig=${kubeconfigs.admin}`, `--authorization-kubeconfig=${kubeconfigs.admin}`,
+      '--bind-address=127.0.0.1', '--secure-port=0', '--leader-elect=false', '--v=1',
+    ]);
+
+    // kwok: a kubelet for every node annotated kwok.x-k8s.io/node=fake. Exec runs local commands in
+    // the pod's folder under pods/; `test` and friends see absolute paths inside that folder.
+    writeFileSync(join(dir, 'kwok.yaml'), stages().map((s) => stringify(s)).join('---\n'));
+    const shims = join(dir, 'shims');
+    mkdirSync(shims);
+    writeFileSync(join(shims, 'test'), PODROOT_TEST_SHIM);
+    chmodSync(join(shims, 'test'), 0o755);
+    mkdirSync(join(dir, 'pods'));
+    launch('kwok', [
+      `--kubeconfig=${kubeconfigs.admin}`, `--config=${join(dir, 'kwok.yaml')}`,
+      `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
+      '--node-ip=127.0.0.1', `--node-port=${kwokPort}`, `--server-address=127.0.0.1:${kwokPort}`,
+      `--tls-cert-file=${caFile}`, `--tls-private-key-file=${join(certDir, 'apiserver.key')}`,
+      '--enable-crds=Exec,PortForward',
+    ], { ...process.env, PATH: `${shims}:${process.env.PATH ?? '/usr/bin:/bin'}` });
+    await waitFor('kwok', 'serving', async () => (await plainGet(`https://127.0.0.1:${kwokPort}/healthz`, true)).includes('ok'));
+    await waitFor('kube-controller-manager', 'creating ServiceAccounts', async () => (await api('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    const startSeconds = secondsSince(started);
+    log(`control plane ready after ${startSeconds} s`);
+
+    let kcCache: Partial<Record<TestUser, KubeConfig>> = {};
+    return {
+      server,
+      kubeconfigPath: kubeconfigs.admin,
+      dir,
+      startSeconds,
+      kubeconfigFor: (user) => kubeconfigs[user],
+      kubeConfig: async (user = 'admin') => {
+        if (!kcCache[user]) {
+          const { KubeConfig } = await import('@kubernetes/client-node');
+          const kc = new KubeConfig();
+          kc.loadFromFile(kubeconfigs[user]);
+          kcCache[user] = kc;
+        }
+        return kcCache[user]!;
+      },
+      request: api,
+      mutations: () => readAudit(join(logs, 'audit.log')),
+      stop,
+    };
+  } catch (error) {
+    const folder = dir;
+    await stop().catch(() => {});
+    throw new Error(`test cluster did not start (${folder}): ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `test` as the pod sees it: absolute paths resolve under the exec's working folder (the pod's file
+ * system, `pods/<namespace>/<pod>/` of the cluster's folder). Only kwok's exec uses it.
+ */
+const PODROOT_TEST_SHIM = `#!/bin/sh
+# test(1) inside a simulated pod: absolute paths are under the pod's folder (the working directory).
+root=$(pwd)
+n=0
+for a in "$@"; do
+  case "$a" in /*) a="$root$a" ;; esac
+  n=$((n + 1))
+  set -- "$@" "$a"
+done
+shift $n
+exec /usr/bin/test "$@"
+`;
+
+function upstreamCrds(): object[] {
+  const dir = join(upstreamDir(), 'crds');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .flatMap((f) => readUpstreamYaml(`crds/${f}`))
+    .filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
+}
+
+function readAudit(file: string): AuditEvent[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { verb: string; user: { username: string }; objectRef?: { resource?: string; subresource?: string; namespace?: string; name?: string }; requestURI: string })
+    .map((e) => ({
+      verb: e.verb,
+      user: e.user.username,
+      resource: [e.objectRef?.resource, e.objectRef?.subresource].filter(Boolean).join('/'),
+      ...(e.objectRef?.namespace ? { namespace: e.objectRef.namespace } : {}),
+      ...(e.objectRef?.name ? { name: e.objectRef.name } : {}),
+      uri: e.requestURI,
+    }));
+}
+
+function token(): string {
+  return randomBytes(24).toString('hex');
+}
+
+function secondsSince(start: number): number {
+  return Math.round((Date.now() - start) / 100) / 10;
+}
+
+function plainGet(url: string, insecure = false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = (url.startsWith('https') ? httpsRequest : httpRequest)(url, { rejectUnauthorized: !insecure, timeout: 2000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve(text));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function apiRequest(server: string, ca: string, bearer: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiResponse> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const req = httpsRequest(`${server}${path}`, {
+      method,
+      ca,
+      timeout: 30_000,
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        accept: 'application/json',
+        ...(payload === undefined ? {} : { 'content-type': contentType, 'content-length': Buffer.byteLength(payload) }),
+      },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        let parsed: unknown = text;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: timeout`)));
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/** Whether the test cluster's commands can be built here (Go on the PATH) or are already cached. */
+export function goAvailable(): boolean {
+  return spawnSync('go', ['version']).status === 0;
+}
