@@ -18,6 +18,8 @@ export {
   list,
   forwardPodPort,
   podFileSystem,
+  renderedManifests,
+  ensureNamespaces,
 } from './objects.ts';
 export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
 export { decodeDeployment, eppDeployment, eppService, istioGateway } from './stand-ins.ts';

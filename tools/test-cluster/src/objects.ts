@@ -185,3 +185,43 @@ export async function podFileSystem(cluster: TestCluster, namespace: string, pod
   }]);
   return root;
 }
+
+/** What `render` prints in place of a secret value. */
+const REDACTED = '[secret]';
+
+/**
+ * The plain Kubernetes objects of a rendered stack (`render`'s resources: not the components, the
+ * Helm charts or the provider), as manifests the API server accepts: a Secret value `render`
+ * redacted gets a placeholder of the right form (a docker config for a dockerconfigjson Secret).
+ */
+export function renderedManifests(resources: ReadonlyArray<{ type: string; inputs: Record<string, unknown> }>): KubeObject[] {
+  return resources
+    .filter((r) => /^kubernetes:[^:]+:[A-Z]/.test(r.type) && r.type !== 'kubernetes:helm.sh/v4:Chart')
+    .map((r) => secretPlaceholders(r.inputs as unknown as KubeObject));
+}
+
+function secretPlaceholders(object: KubeObject): KubeObject {
+  if (object.kind !== 'Secret') return object;
+  const docker = object.type === 'kubernetes.io/dockerconfigjson';
+  const text = docker ? '{"auths":{}}' : 'placeholder';
+  const fill = (map: unknown, value: string) =>
+    map === REDACTED
+      ? { [docker ? '.dockerconfigjson' : 'value']: value }
+      : Object.fromEntries(Object.entries((map ?? {}) as Record<string, unknown>).map(([k, v]) => [k, v === REDACTED ? value : v]));
+  return {
+    ...object,
+    ...(object.data !== undefined && { data: fill(object.data, Buffer.from(text).toString('base64')) }),
+    ...(object.stringData !== undefined && { stringData: fill(object.stringData, text) }),
+  };
+}
+
+/**
+ * Creates the namespaces that objects live in and that none of them creates: what the cluster has
+ * before a stack is deployed (KServe's own namespace, for one).
+ */
+export async function ensureNamespaces(cluster: TestCluster, objects: readonly KubeObject[]): Promise<void> {
+  const created = new Set(objects.filter((o) => o.kind === 'Namespace').map((o) => o.metadata.name));
+  const needed = [...new Set(objects.map((o) => o.metadata.namespace).filter((n): n is string => !!n && !created.has(n)))];
+  await applyObjects(cluster, needed.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
+  await applyObjects(cluster, objects.filter((o) => o.kind === 'Namespace'));
+}

@@ -5,7 +5,8 @@
  * templates at the pinned tags (shared/reference/upstream-charts.md §1, §2, §3.3, §4b):
  *
  * - modelservice v0.4.12 decode Deployment: pod labels = `modelArtifacts.labels` + `llm-d.ai/role`;
- *   `decode.tolerations`, `decode.nodeSelector`, `decode.affinity` into the pod spec; `decode.replicas`.
+ *   `decode.extraConfig` pasted into the pod spec, then `decode.tolerations` and `decode.nodeSelector`;
+ *   `decode.replicas`.
  * - GAIE v1.2.0 EPP Deployment `<pool>-epp`: `inferenceExtension.tolerations` and
  *   `inferenceExtension.affinity` into the pod spec; nothing else places it.
  * - Istio's Deployment and Service `<gateway>-istio` for a Gateway, labelled
@@ -53,6 +54,8 @@ export function decodeDeployment(args: {
   const labels = { ...(args.values.modelArtifacts?.labels ?? {}), 'llm-d.ai/role': 'decode' } as Record<string, string>;
   const image = decode.containers?.[0]?.image ?? 'ghcr.io/llm-d/llm-d-cuda:stand-in';
   return deployment(args.namespace, args.name, labels, decode.replicas ?? 1, {
+    // The chart pastes `decode.extraConfig` into the pod spec, then adds its own keys.
+    ...(decode.extraConfig ?? {}),
     ...placement(decode),
     ...(args.values.imagePullSecrets && { imagePullSecrets: args.values.imagePullSecrets }),
     containers: [{ name: 'vllm', image, ports: args.ports.map((p) => ({ containerPort: p })) }],

@@ -1,0 +1,190 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadStackFile, planDeployment, type LlmdModelPlan } from '@app-serving/core';
+import { renderStack } from '@app-serving/pulumi-components/render';
+import {
+  applyObjects,
+  decodeDeployment,
+  eppDeployment,
+  eppService,
+  istioGateway,
+  createNodes,
+  forwardPodPort,
+  list,
+  OUTCOME_ANNOTATION,
+  podFileSystem,
+  renderedManifests,
+  ensureNamespaces,
+  startCluster,
+  waitFor,
+  type KubeObject,
+  type TestCluster,
+} from '@app-serving/test-cluster';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openAiServer } from './openai-server.ts';
+import { cli, REPO_ROOT } from './run-cli.ts';
+
+/**
+ * The example stack (on-prem RKE2, Harbor, a generative and an embedding model) deployed into a real
+ * control plane whose nodes are kwok's: the plain objects `render` produces are applied for real,
+ * the scheduler places every pod, the Job controller runs the pull Jobs, the EndpointSlice controller
+ * fills the Services. What the charts and Istio would create is stood in for (test-cluster
+ * stand-ins.ts) from the very values we hand the charts. Then `app-serving verify --kubeconfig` runs
+ * through the API server: pods and Jobs from their real status, the weights marker by exec, and
+ * chat/completions/embeddings through the API server's port-forward to a local OpenAI server.
+ */
+const STACK = 'apps/app-serving/Pulumi.example.yaml';
+const config = loadStackFile(join(REPO_ROOT, STACK), STACK, { checkRules: false });
+const plan = planDeployment(config, join(REPO_ROOT, 'models'));
+const models = plan.models as LlmdModelPlan[];
+const generative = models.find((m) => m.category === 'generative')!;
+const embedder = models.find((m) => m.category === 'embedder')!;
+
+/** The on-prem shape the example expects: tainted GPU nodes (one is the hostPath node), CPU nodes. */
+const TAINT = { key: 'dedicated', value: 'gpu', effect: 'NoSchedule' as const };
+const NODES = [
+  { name: 'gpu-node-1', labels: { workload: 'gpu' }, taints: [TAINT], gpus: 2 },
+  { name: 'gpu-node-2', labels: { workload: 'gpu' }, taints: [TAINT], gpus: 2 },
+  { name: 'cpu-node-1', labels: { workload: 'cpu' } },
+];
+
+let cluster: TestCluster;
+let server: string;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  await createNodes(cluster, NODES);
+}, 600_000);
+afterAll(async () => cluster?.stop());
+
+async function renderedObjects(): Promise<KubeObject[]> {
+  return renderedManifests((await renderStack(plan, { homeDir: '/home/user' })).resources);
+}
+
+/** The stand-ins for the charts' and Istio's objects of one model. */
+function standIns(model: LlmdModelPlan, options: { decodeValues?: Record<string, unknown> } = {}): KubeObject[] {
+  const ms = { ...model.values.modelService, ...(options.decodeValues && { decode: options.decodeValues }) } as Record<string, any>;
+  const ports = [...new Set([model.modelServer.port, model.modelServer.servicePort, model.embeddingService?.targetPort].filter((p): p is number => typeof p === 'number'))];
+  const out = [decodeDeployment({ namespace: model.namespace, name: model.modelServer.decodeDeployment, values: ms, ports })];
+  if (model.category === 'generative') {
+    out.push(eppDeployment({ namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name, values: model.values.gaie as Record<string, unknown> }));
+    out.push(eppService({ namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name }));
+    out.push(...istioGateway({ namespace: model.namespace, gateway: model.gateway.name, service: model.gateway.service, port: model.gateway.port, podSpec: { tolerations: model.tolerations } }));
+  }
+  return out;
+}
+
+async function readyPods(namespace: string): Promise<any[]> {
+  const pods = await list(cluster, `/api/v1/namespaces/${namespace}/pods`);
+  return pods.filter((p) => p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+}
+
+/** Every Ready pod's port-forward goes to the local OpenAI server; decode pods get the weights marker. */
+async function wirePods(model: LlmdModelPlan, marker: boolean): Promise<void> {
+  const port = Number(new URL(server).port);
+  for (const pod of await readyPods(model.namespace)) {
+    for (const container of pod.spec.containers) for (const p of container.ports ?? []) await forwardPodPort(cluster, model.namespace, pod.metadata.name, p.containerPort, { port });
+    if (pod.metadata.labels['llm-d.ai/role'] === 'decode') await podFileSystem(cluster, model.namespace, pod.metadata.name, marker && model.storage ? { [model.storage.marker]: '' } : {});
+  }
+}
+
+async function verify(args: string[] = []): Promise<{ code: number | null; json: any; stderr: string; seconds: number }> {
+  const started = Date.now();
+  const result = await cli(['verify', '--stack', STACK, '--kubeconfig', cluster.kubeconfigPath, '--timeout', '10s', '--deadline', '90s', '--json', ...args]);
+  let json: any = null;
+  try {
+    json = JSON.parse(result.stdout);
+  } catch {}
+  return { code: result.code, json, stderr: result.stderr, seconds: (Date.now() - started) / 1000 };
+}
+
+function checksOf(json: any, model: string): Record<string, { status: string; detail: string }> {
+  const entry = json.models.find((m: any) => m.name === model);
+  return Object.fromEntries(entry.checks.map((c: any) => [c.name, { status: c.status, detail: `${c.message} (cause: ${c.failure?.cause ?? 'none'})` }]));
+}
+
+describe('the example stack on a simulated on-prem cluster', () => {
+  it('schedules what render produces where the plan says: the hostPath PV binds, the pull Job runs on its node and completes', async () => {
+    const objects = await renderedObjects();
+    await ensureNamespaces(cluster, objects);
+    // A PV for the embedder's claim, as the cluster's `hostpath` provisioner would make it.
+    const claim = objects.find((o) => o.kind === 'PersistentVolumeClaim' && o.metadata.namespace === embedder.namespace) as any;
+    await applyObjects(cluster, [
+      { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `${embedder.slug}-provisioned` }, spec: { capacity: { storage: claim.spec.resources.requests.storage }, accessModes: claim.spec.accessModes, storageClassName: claim.spec.storageClassName ?? '', hostPath: { path: `/var/lib/hostpath/${embedder.slug}` }, claimRef: { namespace: embedder.namespace, name: claim.metadata.name } } },
+    ]);
+    await applyObjects(cluster, objects.filter((o) => o.kind !== 'Namespace'));
+
+    const storage = generative.storage!;
+    const pvc = await waitFor(cluster, `/api/v1/namespaces/${generative.namespace}/persistentvolumeclaims/${storage.pvc}`, (c) => c.status?.phase === 'Bound');
+    expect(pvc.spec.volumeName).toBe(storage.pv);
+    const job = await waitFor(cluster, `/apis/batch/v1/namespaces/${generative.namespace}/jobs/${storage.job}`, (j) => j.status?.succeeded === 1);
+    expect(job.status.conditions.map((c: any) => c.type)).toContain('Complete');
+    const [jobPod] = await list(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=job-name%3D${storage.job}`);
+    expect(jobPod.spec.nodeName).toBe('gpu-node-1');
+    await waitFor(cluster, `/apis/batch/v1/namespaces/${embedder.namespace}/jobs/${embedder.storage!.job}`, (j) => j.status?.succeeded === 1);
+  }, 120_000);
+
+  it('places the model servers by the values we give the charts, and the embeddings Service gets endpoints', async () => {
+    await applyObjects(cluster, [...standIns(generative), ...standIns(embedder)]);
+    for (const model of models) await waitFor(cluster, `/apis/apps/v1/namespaces/${model.namespace}/deployments/${model.modelServer.decodeDeployment}`, (d) => d.status?.readyReplicas >= 1);
+    const [decode] = await list(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`);
+    expect(decode.spec.nodeName).toMatch(/^gpu-node-/);
+    const [embed] = await list(cluster, `/api/v1/namespaces/${embedder.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`);
+    expect(embed.spec.nodeName).toBe('cpu-node-1');
+    const service = embedder.embeddingService!;
+    const slices = await waitFor(cluster, `/apis/discovery.k8s.io/v1/namespaces/${embedder.namespace}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${service.name}`, (l) => l.items.some((s: any) => s.endpoints?.some((e: any) => e.conditions?.ready)));
+    expect(slices.items[0].endpoints[0].targetRef.name).toBe(embed.metadata.name);
+    expect(slices.items[0].ports[0].port).toBe(service.targetPort);
+  }, 120_000);
+
+  it('verify --kubeconfig passes through the API server: readiness, the weights marker by exec, the HTTP checks by port-forward', async () => {
+    server = await openAiServer([generative.modelServer.servedModelName, embedder.modelServer.servedModelName]);
+    for (const model of models) await wirePods(model, true);
+    const run = await verify();
+    expect(run.stderr).toBe('');
+    const failing = run.json.models.flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`));
+    expect(failing).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(checksOf(run.json, generative.name).ready!.status).toBe('pass');
+    expect(checksOf(run.json, generative.name).pulled!.status).toBe('pass');
+    expect(checksOf(run.json, generative.name).chat!.status).toBe('pass');
+    expect(checksOf(run.json, embedder.name).embeddings!.status).toBe('pass');
+
+    // The weights marker gone from the decode pod's volume: the weights check fails, and says so.
+    const [decode] = await readyPods(generative.namespace).then((pods) => pods.filter((p) => p.metadata.labels['llm-d.ai/role'] === 'decode'));
+    rmSync(join(cluster.dir, 'pods', generative.namespace, decode.metadata.name, generative.storage!.marker));
+    const missing = await verify(['--model', generative.name]);
+    expect(missing.code).toBe(1);
+    expect(checksOf(missing.json, generative.name).pulled).toEqual({ status: 'fail', detail: expect.stringContaining(generative.storage!.marker) });
+  }, 120_000);
+
+  it('a broken deployment fails verify with the reason, in bounded time', async () => {
+    // Decode pods without the GPU toleration (Pending on the taint), a pull Job that fails, and an
+    // embeddings Service with no pods behind it.
+    const noToleration = { ...(generative.values.modelService as any).decode, tolerations: [] };
+    await cluster.request('DELETE', `/apis/apps/v1/namespaces/${generative.namespace}/deployments/${generative.modelServer.decodeDeployment}?propagationPolicy=Foreground`);
+    await cluster.request('DELETE', `/apis/apps/v1/namespaces/${embedder.namespace}/deployments/${embedder.modelServer.decodeDeployment}?propagationPolicy=Foreground`);
+    const job = (await renderedObjects()).find((o) => o.kind === 'Job' && o.metadata.namespace === embedder.namespace) as any;
+    await cluster.request('DELETE', `/apis/batch/v1/namespaces/${embedder.namespace}/jobs/${job.metadata.name}?propagationPolicy=Foreground`);
+    await waitFor(cluster, `/api/v1/namespaces/${embedder.namespace}/pods`, (l) => l.items.length === 0);
+    job.spec.template.metadata = { ...job.spec.template.metadata, annotations: { ...job.spec.template.metadata?.annotations, [OUTCOME_ANNOTATION]: 'fail' } };
+    job.spec.backoffLimit = 0;
+    await applyObjects(cluster, [job, standIns(generative, { decodeValues: noToleration })[0]!]);
+    await waitFor(cluster, `/apis/batch/v1/namespaces/${embedder.namespace}/jobs/${job.metadata.name}`, (j) => j.status?.failed >= 1);
+    await waitFor(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`, (l) => l.items.some((p: any) => p.status?.conditions?.some((c: any) => c.reason === 'Unschedulable')));
+
+    const run = await verify();
+    expect(run.code).toBe(1);
+    expect(run.seconds).toBeLessThan(90);
+    const g = checksOf(run.json, generative.name);
+    expect(g.ready!.status).toBe('fail');
+    expect(g.ready!.detail).toMatch(/untolerated taint/);
+    expect(g.ready!.detail).toMatch(/no node fits the pod/);
+    const e = checksOf(run.json, embedder.name);
+    expect(e.ready!.status).toBe('fail');
+    expect(e.ready!.detail).toMatch(new RegExp(`${job.metadata.name}.*fail`, 'i'));
+    expect(e.ready!.detail).toMatch(/no decode pods/);
+    expect(e.embeddings).toEqual({ status: 'skip', detail: expect.stringMatching(/^not run: no embeddings endpoint/) });
+  }, 180_000);
+});
