@@ -176,6 +176,33 @@ describe('planDeployment', () => {
     }
   });
 
+  it('reports a plain-text harborToken and the missing kubeconfig in one pass (and a missing model folder too)', () => {
+    const dir = tempRepo({});
+    const text = [
+      'config:',
+      '  app-serving:cloudProvider: on-prem',
+      '  app-serving:harborHostname: harbor.local',
+      '  app-serving:harborUser: robot$x',
+      '  app-serving:harborToken: plain-text-robot-secret',
+      '  app-serving:models:',
+      '    generative:',
+      '      - name: Missing',
+      '',
+    ].join('\n');
+    try {
+      planDeployment(parseStackFile(text, 'P.yaml', 'p', { checkRules: false }), join(dir, 'models'));
+      expect.unreachable();
+    } catch (error) {
+      if (!isStackError(error)) throw error;
+      expect(error.issues.map((i) => [i.code, i.path, i.line])).toEqual([
+        ['config.missing-credential', 'kubeconfig', 1],
+        ['config.not-secret', 'harborToken', 5],
+        ['model.not-found', 'models.generative[0].name', 8],
+      ]);
+      expect(error.message).not.toContain('plain-text-robot-secret');
+    }
+  });
+
   it('rejects two models in one namespace', () => {
     const dir = tempRepo({ ...llmdModel('generative', 'A', 'a'), ...llmdModel('generative', 'B', 'b') });
     try {

@@ -109,6 +109,7 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
   // Rules across keys and the model folders are checked together, so that one run reports both
   // (a config loaded with `checkRules: false` has not been through the rules yet).
   if (!config.rulesChecked) list.addAll(checkStackRules(config));
+  list.addAll(config.deferredIssues ?? []);
   const discovered = collectModels(config, modelsDir, list);
   list.throwIfAny();
   const warnings: Issue[] = [];
