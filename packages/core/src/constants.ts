@@ -88,6 +88,17 @@ export const PULL_JOB_UID = 65532;
 export const PULL_JOB_BACKOFF_LIMIT = 3;
 export const PULL_JOB_TTL_SECONDS = 86_400;
 
+/**
+ * The annotation the Pulumi Kubernetes provider reads for how long it awaits an object (seconds);
+ * without it, a Deployment gets 10 minutes.
+ * @see https://www.pulumi.com/registry/packages/kubernetes/api-docs/apps/v1/deployment/
+ */
+export const PULUMI_TIMEOUT_ANNOTATION = 'pulumi.com/timeoutSeconds';
+/** How long `pulumi up` waits for a model's Deployments by default: a first pull of a CUDA image plus vLLM's start-up. */
+export const DEFAULT_READY_TIMEOUT = '30m';
+/** Kubernetes' label with a namespace's own name (set by the API server on every namespace). */
+export const LABEL_NAMESPACE_NAME = 'kubernetes.io/metadata.name';
+
 /** Kubernetes name limits (DNS-1123/1035 and Helm). */
 export const LIMITS = {
   dnsLabel: 63,

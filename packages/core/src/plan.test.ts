@@ -88,7 +88,21 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
     expect(qwen!.patches).toEqual({
       infra: [expect.objectContaining({ kind: 'gateway-pod-placement', configMap: 'infra-qwen3-06b-rke2-inference-gateway', imagePullSecrets: [{ name: 'harbor-creds' }] })],
       gaie: [{ kind: 'service-account-pull-secret', serviceAccount: 'gaie-qwen3-06b-rke2-epp', imagePullSecrets: [{ name: 'harbor-creds' }] }],
+      modelService: [
+        { kind: 'await-timeout', deployment: 'ms-qwen3-06b-rke2-llm-d-modelservice-decode', seconds: 1800 },
+        { kind: 'await-timeout', deployment: 'ms-qwen3-06b-rke2-llm-d-modelservice-prefill', seconds: 1800 },
+      ],
     });
+    expect(qwen!.readyTimeout).toEqual({ text: '30m', seconds: 1800 });
+    // The EPP tolerates the GPU taint and runs where the model does (no controlNodeSelector here).
+    expect(qwen!.values.gaie).toMatchObject({
+      inferenceExtension: {
+        tolerations: qwen!.tolerations,
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'workload', operator: 'In', values: ['gpu'] }] }] } } },
+      },
+    });
+    expect(qwen!.controlNodeSelector).toEqual({ workload: 'gpu' });
+    expect(qwen!.gateway).toMatchObject({ routeNamespaces: 'Same', accessLogging: true });
   });
 
   it('never enables two DestinationRules for one EPP host', () => {

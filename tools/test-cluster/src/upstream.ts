@@ -40,8 +40,9 @@ export function readUpstream(relative: string): string {
 
 /** Every non-empty YAML document of an upstream file, as plain data. */
 export function readUpstreamYaml(relative: string): unknown[] {
-  return parseAllDocuments(readUpstream(relative), { maxAliasCount: -1 })
-    .map((doc) => doc.toJS() as unknown)
+  // maxAliasCount is an option of toJS (yaml 2), not of the parser.
+  return parseAllDocuments(readUpstream(relative))
+    .map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown)
     .filter((doc) => doc !== null && doc !== undefined);
 }
 
