@@ -373,6 +373,11 @@ describe('llmdValues: pod-spec keys written twice (issue 10 item 2)', () => {
     expect(build({ ms: 'routing:\n  proxy:\n    enabled: false\ndecode:\n  extraConfig:\n    initContainers: []\n' }).issues).toEqual([]);
   });
 
+  it('reports priorityClassName in both places, unless the chart skips its own ("none")', () => {
+    expect(build({ ms: 'decode:\n  priorityClassName: high\n  extraConfig:\n    priorityClassName: low\n' }).issues.map((i) => i.path)).toEqual(['decode.extraConfig.priorityClassName']);
+    expect(build({ ms: 'decode:\n  priorityClassName: None\n  extraConfig:\n    priorityClassName: low\n' }).issues).toEqual([]);
+  });
+
   it('accepts extraConfig fields the chart does not render itself', () => {
     expect(build({ ms: 'decode:\n  extraConfig:\n    hostIPC: true\n    priorityClassName: high\n', toleration: GPU, pullSecret: 'p' }).issues).toEqual([]);
   });

@@ -359,7 +359,12 @@ function findPodFieldsTwice(file: ValuesFile, effective: Values, ours: { tolerat
       if (!Object.hasOwn(extra, rule.field)) continue;
       const sources = rule.from.map((from) => (from.startsWith('/') ? from.slice(1).split('.') : [role, ...from.split('.')]));
       if (rule.field === 'initContainers' && role === 'decode' && getPath(effective, ['routing', 'proxy', 'enabled']) === true) sources.push(['routing', 'proxy', 'enabled']);
-      const other = sources.find((path) => isSet(getPath(effective, path)));
+      // The chart skips priorityClassName "none" (any case).
+      const renders = (path: readonly string[]) => {
+        const value = getPath(effective, path);
+        return isSet(value) && !(rule.field === 'priorityClassName' && typeof value === 'string' && value.toLowerCase() === 'none');
+      };
+      const other = sources.find(renders);
       if (!rule.always && !other) continue;
       const inFile = getPath(file.values, [role, 'extraConfig', rule.field]) !== undefined;
       const by = rule.always ? 'always' : `from ${formatPathOf(other!)}${byStack(other!, role, ours)}`;
