@@ -115,6 +115,22 @@ export const LIMITS = {
   slug: 33,
 } as const;
 
+/**
+ * What a cluster needs for llm-d models (apps/app-serving/README.md and docs/deployment-flow.md
+ * list them; a test holds the docs and the GAIE CRDs to these facts).
+ */
+export const CLUSTER_REQUIREMENTS = {
+  /** The routing proxy of llm-d-modelservice is a sidecar init container (`restartPolicy: Always`). */
+  kubernetes: '1.29',
+  /** Istio serves the Gateway and the InferencePool (`ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true`). */
+  istio: '1.28',
+  /** GAIE v1.2.0 CRDs: the pool, and the objectives its EPP watches (`controller_manager.go`). */
+  gaieCrds: [
+    { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool' },
+    { group: 'inference.networking.x-k8s.io', version: 'v1alpha2', kind: 'InferenceObjective' },
+  ],
+} as const;
+
 /** Platforms a model can be served on. */
 export const PLATFORMS = ['llm-d', 'kserve'] as const;
 export type Platform = (typeof PLATFORMS)[number];

@@ -41,6 +41,7 @@ export {
   PULUMI_TIMEOUT_ANNOTATION,
   DEFAULT_READY_TIMEOUT,
   LABEL_NAMESPACE_NAME,
+  CLUSTER_REQUIREMENTS,
 } from './constants.ts';
 export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
 
