@@ -74,6 +74,30 @@ describe('validate', () => {
     expect(result.stderr).toBe('5 problems\n');
   });
 
+  it('reports a plain-text harborToken and the missing kubeconfig in one pass, never echoing the token', async () => {
+    const dir = fixtureRepo({
+      'Pulumi.onprem.yaml': [
+        'config:',
+        '  app-serving:cloudProvider: on-prem',
+        '  app-serving:harborHostname: harbor.local',
+        '  app-serving:harborUser: robot$pull',
+        '  app-serving:harborToken: s3cret-robot-token',
+        '  app-serving:models:',
+        '    generative:',
+        '      - name: Gen',
+        '',
+      ].join('\n'),
+      ...modelFiles('generative', 'Gen', 'gen'),
+    });
+    const result = await cli(['validate', '--stack', 'Pulumi.onprem.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'Pulumi.onprem.yaml:1: kubeconfig: is required when cloudProvider is on-prem',
+      'Pulumi.onprem.yaml:5: harborToken: must be a secret, not plain text in the stack file: run `pulumi config set --secret harborToken <value>`',
+    ]);
+    expect(result.stdout + result.stderr).not.toContain('s3cret-robot-token');
+  });
+
   it('reports values problems with the values file and line', async () => {
     const dir = fixtureRepo({ 'Pulumi.s.yaml': CLOUD_STACK, ...modelFiles('generative', 'Gen', 'gen', 'routing:\n  servicePort: "8000"\nmodelArtifacts:\n  labels:\n    llm-d.ai/model: other\n') });
     const result = await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir });
@@ -146,6 +170,22 @@ describe('plan', () => {
     expect(out).toContain('embeddings   Service ms-bge-small-rke2-embeddings:8200');
     expect(out).toContain('storage      PVC qwen3-06b-rke2-model 10Gi (class hostpath), PV qwen3-06b-rke2-model-pv on gpu-node-1:/var/lib/hostpath/models/qwen3-06b-rke2');
     expect(out).toContain('placement    node workload=gpu, tolerates dedicated=gpu:NoSchedule, pull secret harbor-creds');
+    expect(out).toContain('listener     HTTP :80, routes from its own namespace only (llm-d-qwen3-06b-rke2); access logs on');
+    expect(out).toContain('ready        pulumi up waits up to 30m for the model Deployments (readyTimeout)');
+    expect(out).toContain('control pods EPP gaie-qwen3-06b-rke2-epp and the gateway pods: node workload=gpu, tolerates dedicated=gpu:NoSchedule');
+  });
+
+  it('shows a widened listener, a model readyTimeout and control-pod placement', async () => {
+    const stack = CLOUD_STACK.replace(
+      '  app-serving:models:',
+      '  app-serving:controlNodeSelector:\n    role: system\n  app-serving:modelGateway:\n    routeNamespaces: [apps]\n    accessLogging: false\n  app-serving:models:',
+    ).replace('      - name: Gen\n', '      - name: Gen\n        readyTimeout: 1h\n');
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': stack, ...modelFiles('generative', 'Gen', 'gen') });
+    const result = await cli(['plan', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('listener     HTTP :80, routes from namespaces llm-d-gen, apps; access logs off');
+    expect(result.stdout).toContain('ready        pulumi up waits up to 1h for the model Deployments (readyTimeout)');
+    expect(result.stdout).toContain('control pods EPP gaie-gen-epp and the gateway pods: node role=system');
   });
 
   it('prints the plan as the JSON contract', async () => {

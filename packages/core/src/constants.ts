@@ -88,6 +88,17 @@ export const PULL_JOB_UID = 65532;
 export const PULL_JOB_BACKOFF_LIMIT = 3;
 export const PULL_JOB_TTL_SECONDS = 86_400;
 
+/**
+ * The annotation the Pulumi Kubernetes provider reads for how long it awaits an object (seconds);
+ * without it, a Deployment gets 10 minutes.
+ * @see https://www.pulumi.com/registry/packages/kubernetes/api-docs/apps/v1/deployment/
+ */
+export const PULUMI_TIMEOUT_ANNOTATION = 'pulumi.com/timeoutSeconds';
+/** How long `pulumi up` waits for a model's Deployments by default: a first pull of a CUDA image plus vLLM's start-up. */
+export const DEFAULT_READY_TIMEOUT = '30m';
+/** Kubernetes' label with a namespace's own name (set by the API server on every namespace). */
+export const LABEL_NAMESPACE_NAME = 'kubernetes.io/metadata.name';
+
 /** Kubernetes name limits (DNS-1123/1035 and Helm). */
 export const LIMITS = {
   dnsLabel: 63,
@@ -102,6 +113,22 @@ export const LIMITS = {
   gaieClusterRoleQuoted: 84,
   /** Slug: the Istio Service `infra-<slug>-inference-gateway-istio` is 30 + len(slug) ≤ 63. */
   slug: 33,
+} as const;
+
+/**
+ * What a cluster needs for llm-d models (apps/app-serving/README.md and docs/deployment-flow.md
+ * list them; a test holds the docs and the GAIE CRDs to these facts).
+ */
+export const CLUSTER_REQUIREMENTS = {
+  /** The routing proxy of llm-d-modelservice is a sidecar init container (`restartPolicy: Always`). */
+  kubernetes: '1.29',
+  /** Istio serves the Gateway and the InferencePool (`ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true`). */
+  istio: '1.28',
+  /** GAIE v1.2.0 CRDs: the pool, and the objectives its EPP watches (`controller_manager.go`). */
+  gaieCrds: [
+    { group: 'inference.networking.k8s.io', version: 'v1', kind: 'InferencePool' },
+    { group: 'inference.networking.x-k8s.io', version: 'v1alpha2', kind: 'InferenceObjective' },
+  ],
 } as const;
 
 /** Platforms a model can be served on. */

@@ -30,6 +30,7 @@ export type IssueCode =
   | 'values.invalid'
   | 'values.unknown-key'
   | 'values.conflict'
+  | 'values.unsupported'
   | WarningCode;
 
 /** Codes of warnings: things that deploy, but probably not as meant. */
@@ -37,7 +38,9 @@ export type WarningCode =
   | 'warning.no-models'
   | 'warning.chart-version'
   | 'warning.image-unpinned'
-  | 'warning.image-not-mirrored';
+  | 'warning.image-not-mirrored'
+  | 'warning.no-effect'
+  | 'warning.unknown-key';
 
 /** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
 export interface Issue {

@@ -38,14 +38,18 @@ export {
   INFRA_MIRROR_PROJECT,
   DEFAULT_MIRROR_PROJECT,
   PULL_JOB_UID,
+  PULUMI_TIMEOUT_ANNOTATION,
+  DEFAULT_READY_TIMEOUT,
+  LABEL_NAMESPACE_NAME,
+  CLUSTER_REQUIREMENTS,
 } from './constants.ts';
 export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
 
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { stackConfigSchema, SECRET_KEYS, STACK_KEYS, isLabelKey, isLabelValue, configKeyPaths } from './config/schema.ts';
-export type { ModelEntry, ModelSource, GpuToleration, ChartOverride, StackConfigInput } from './config/schema.ts';
+export { stackConfigSchema, SECRET_KEYS, STACK_KEYS, isLabelKey, isLabelValue, configKeyPaths, durationSeconds } from './config/schema.ts';
+export type { ModelEntry, ModelSource, GpuToleration, ChartOverride, ModelGateway, StackConfigInput } from './config/schema.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
 
@@ -60,15 +64,25 @@ export type { LlmdNames, KserveNames, NameOverrides, NameProblem } from './names
 // Values
 export { mergeValues, mergeAll, effectiveValues, stripNulls, getPath, isValuesMap, deepEqual, leaves } from './values/merge.ts';
 export type { Values } from './values/merge.ts';
-export { llmdValues, modelArtifactsUri, EPP_CONNECTION_POOL, MODEL_REF_ANNOTATION } from './values/llmd.ts';
-export type { LlmdValues, LlmdValuesInput, ModelArtifactsSource } from './values/llmd.ts';
+export { llmdValues, modelArtifactsUri, gatewayListener, findUnreadKeys, EPP_CONNECTION_POOL, MODEL_REF_ANNOTATION } from './values/llmd.ts';
+export type { LlmdValues, LlmdValuesInput, ModelArtifactsSource, RouteNamespaces, GatewayListener } from './values/llmd.ts';
 export { nodeAffinityFor, gpuToleration } from './values/scheduling.ts';
 export type { Toleration, NodeAffinity } from './values/scheduling.ts';
-export { MODELSERVICE_DEFAULTS, GAIE_DEFAULTS, INFRA_DEFAULTS } from './values/chart-facts.ts';
+export {
+  MODELSERVICE_DEFAULTS,
+  GAIE_DEFAULTS,
+  INFRA_DEFAULTS,
+  MODELSERVICE_STRICT,
+  INFRA_STRICT,
+  GAIE_KEYS,
+  GAIE_TEMPLATE_ONLY_KEYS,
+  MODELSERVICE_POD_FIELDS,
+} from './values/chart-facts.ts';
+export type { StrictBlock, KeyTree } from './values/chart-facts.ts';
 
 // Post-render patches
 export { applyPatches, patchApplies, patchTarget } from './patches.ts';
-export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, KubernetesObject } from './patches.ts';
+export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, AwaitTimeoutPatch, KubernetesObject } from './patches.ts';
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';

@@ -90,3 +90,22 @@ describe('EPP ServiceAccount pull secret', () => {
     expect(patchApplies(patch, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gaie-m-epp' } })).toBe(false);
   });
 });
+
+describe('await timeout of a model Deployment', () => {
+  const patch: PostRenderPatch = { kind: 'await-timeout', deployment: 'ms-m-llm-d-modelservice-decode', seconds: 1800 };
+
+  it('sets pulumi.com/timeoutSeconds on the named Deployment, keeping its annotations', () => {
+    const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ms-m-llm-d-modelservice-decode', annotations: { 'llm-d.ai/x': 'y' } }, spec: { replicas: 1 } };
+    expect(applyPatches([patch], deployment)).toEqual({ ...deployment, metadata: { ...deployment.metadata, annotations: { 'llm-d.ai/x': 'y', 'pulumi.com/timeoutSeconds': '1800' } } });
+    expect(applyPatches([patch], { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ms-m-llm-d-modelservice-decode' } }).metadata).toEqual({
+      name: 'ms-m-llm-d-modelservice-decode',
+      annotations: { 'pulumi.com/timeoutSeconds': '1800' },
+    });
+  });
+
+  it('targets only that Deployment', () => {
+    expect(patchTarget(patch)).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'ms-m-llm-d-modelservice-decode' });
+    expect(patchApplies(patch, { apiVersion: 'apps/v1', kind: 'LeaderWorkerSet', metadata: { name: 'ms-m-llm-d-modelservice-decode' } })).toBe(false);
+    expect(patchApplies(patch, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gaie-m-epp' } })).toBe(false);
+  });
+});

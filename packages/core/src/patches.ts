@@ -1,4 +1,5 @@
 import { parse, stringify } from 'yaml';
+import { PULUMI_TIMEOUT_ANNOTATION } from './constants.ts';
 import type { NodeAffinity, Toleration } from './values/scheduling.ts';
 import { isValuesMap } from './values/merge.ts';
 
@@ -7,7 +8,7 @@ import { isValuesMap } from './values/merge.ts';
  * no value for (DESIGN §6). The components apply them through the charts' transforms; `render`
  * and tests apply them to objects directly.
  */
-export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch;
+export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch | AwaitTimeoutPatch;
 
 /**
  * Places the Istio gateway pods: Istio builds the gateway Deployment from the Gateway's
@@ -31,6 +32,17 @@ export interface ServiceAccountPullSecretPatch {
   readonly imagePullSecrets: readonly { readonly name: string }[];
 }
 
+/**
+ * Sets how long Pulumi awaits a Deployment (`pulumi.com/timeoutSeconds`): `helm.v4.Chart` awaits
+ * every object it renders, a Deployment by default for 10 minutes, which a first pull of a CUDA
+ * image plus vLLM's start-up can exceed, failing `pulumi up` although the pod becomes ready later.
+ */
+export interface AwaitTimeoutPatch {
+  readonly kind: 'await-timeout';
+  readonly deployment: string;
+  readonly seconds: number;
+}
+
 /** A rendered Kubernetes object, as a chart transform sees it. */
 export interface KubernetesObject {
   apiVersion?: string;
@@ -41,9 +53,14 @@ export interface KubernetesObject {
 
 /** The kind of object a patch targets (`ConfigMap` or `ServiceAccount`) and its name. */
 export function patchTarget(patch: PostRenderPatch): { apiVersion: string; kind: string; name: string } {
-  return patch.kind === 'gateway-pod-placement'
-    ? { apiVersion: 'v1', kind: 'ConfigMap', name: patch.configMap }
-    : { apiVersion: 'v1', kind: 'ServiceAccount', name: patch.serviceAccount };
+  switch (patch.kind) {
+    case 'gateway-pod-placement':
+      return { apiVersion: 'v1', kind: 'ConfigMap', name: patch.configMap };
+    case 'service-account-pull-secret':
+      return { apiVersion: 'v1', kind: 'ServiceAccount', name: patch.serviceAccount };
+    case 'await-timeout':
+      return { apiVersion: 'apps/v1', kind: 'Deployment', name: patch.deployment };
+  }
 }
 
 /** True when `patch` applies to `object`. */
@@ -60,7 +77,7 @@ export function applyPatches(patches: readonly PostRenderPatch[], object: Kubern
   let current = object;
   for (const patch of patches) {
     if (!patchApplies(patch, current)) continue;
-    current = patch.kind === 'gateway-pod-placement' ? placeGatewayPods(patch, current) : addPullSecrets(patch, current);
+    current = patch.kind === 'gateway-pod-placement' ? placeGatewayPods(patch, current) : patch.kind === 'service-account-pull-secret' ? addPullSecrets(patch, current) : setAwaitTimeout(patch, current);
   }
   return current;
 }
@@ -78,6 +95,12 @@ function placeGatewayPods(patch: GatewayPodPlacementPatch, configMap: Kubernetes
 
 function addPullSecrets(patch: ServiceAccountPullSecretPatch, serviceAccount: KubernetesObject): KubernetesObject {
   return { ...serviceAccount, imagePullSecrets: mergeByIdentity(asList(serviceAccount.imagePullSecrets), patch.imagePullSecrets) };
+}
+
+function setAwaitTimeout(patch: AwaitTimeoutPatch, deployment: KubernetesObject): KubernetesObject {
+  const metadata = deployment.metadata ?? {};
+  const annotations = isValuesMap(metadata.annotations) ? metadata.annotations : {};
+  return { ...deployment, metadata: { ...metadata, annotations: { ...annotations, [PULUMI_TIMEOUT_ANNOTATION]: String(patch.seconds) } } };
 }
 
 function child(parent: Record<string, unknown>, key: string): Record<string, unknown> {

@@ -88,7 +88,21 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
     expect(qwen!.patches).toEqual({
       infra: [expect.objectContaining({ kind: 'gateway-pod-placement', configMap: 'infra-qwen3-06b-rke2-inference-gateway', imagePullSecrets: [{ name: 'harbor-creds' }] })],
       gaie: [{ kind: 'service-account-pull-secret', serviceAccount: 'gaie-qwen3-06b-rke2-epp', imagePullSecrets: [{ name: 'harbor-creds' }] }],
+      modelService: [
+        { kind: 'await-timeout', deployment: 'ms-qwen3-06b-rke2-llm-d-modelservice-decode', seconds: 1800 },
+        { kind: 'await-timeout', deployment: 'ms-qwen3-06b-rke2-llm-d-modelservice-prefill', seconds: 1800 },
+      ],
     });
+    expect(qwen!.readyTimeout).toEqual({ text: '30m', seconds: 1800 });
+    // The EPP tolerates the GPU taint and runs where the model does (no controlNodeSelector here).
+    expect(qwen!.values.gaie).toMatchObject({
+      inferenceExtension: {
+        tolerations: qwen!.tolerations,
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'workload', operator: 'In', values: ['gpu'] }] }] } } },
+      },
+    });
+    expect(qwen!.controlNodeSelector).toEqual({ workload: 'gpu' });
+    expect(qwen!.gateway).toMatchObject({ routeNamespaces: 'Same', accessLogging: true });
   });
 
   it('never enables two DestinationRules for one EPP host', () => {
@@ -173,6 +187,33 @@ describe('planDeployment', () => {
     } catch (error) {
       if (!isStackError(error)) throw error;
       expect(error.issues.map((i) => i.code).sort()).toEqual([...Array(4).fill('config.missing-credential'), 'model.not-found']);
+    }
+  });
+
+  it('reports a plain-text harborToken and the missing kubeconfig in one pass (and a missing model folder too)', () => {
+    const dir = tempRepo({});
+    const text = [
+      'config:',
+      '  app-serving:cloudProvider: on-prem',
+      '  app-serving:harborHostname: harbor.local',
+      '  app-serving:harborUser: robot$x',
+      '  app-serving:harborToken: plain-text-robot-secret',
+      '  app-serving:models:',
+      '    generative:',
+      '      - name: Missing',
+      '',
+    ].join('\n');
+    try {
+      planDeployment(parseStackFile(text, 'P.yaml', 'p', { checkRules: false }), join(dir, 'models'));
+      expect.unreachable();
+    } catch (error) {
+      if (!isStackError(error)) throw error;
+      expect(error.issues.map((i) => [i.code, i.path, i.line])).toEqual([
+        ['config.missing-credential', 'kubeconfig', 1],
+        ['config.not-secret', 'harborToken', 5],
+        ['model.not-found', 'models.generative[0].name', 8],
+      ]);
+      expect(error.message).not.toContain('plain-text-robot-secret');
     }
   });
 

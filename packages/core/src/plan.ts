@@ -1,9 +1,10 @@
 import { homedir } from 'node:os';
-import { GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
+import { DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs } from './charts.ts';
 import { collectModels, type DiscoveredModel } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
+import { durationSeconds } from './config/schema.ts';
 import { IssueList, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
 import { checkLlmdNames, llmdNames, serviceHost } from './names.ts';
@@ -64,6 +65,10 @@ export interface LlmdModelPlan {
     /** ExternalName alias `llmd-gateway-<slug>` and its FQDN. */
     readonly alias: string;
     readonly aliasHost: string;
+    /** Which namespaces may attach routes to the listener: `Same` (the model's own), `All`, or the model's own plus these. */
+    readonly routeNamespaces: 'Same' | 'All' | readonly string[];
+    /** Whether llm-d-infra adds its Envoy access-log Telemetry for the Gateway. */
+    readonly accessLogging: boolean;
   };
   /** The HTTPRoute (generative models), else null. */
   readonly httpRoute: string | null;
@@ -85,15 +90,21 @@ export interface LlmdModelPlan {
   /** The ClusterIP Service of an embedding model, else null. */
   readonly embeddingService: { readonly name: string; readonly port: number; readonly targetPort: number; readonly host: string; readonly url: string } | null;
   readonly storage: StoragePlan | null;
+  /** Node labels of the model pods (decode, prefill) and the pull Job: a hard node affinity. */
   readonly nodeSelector: Readonly<Record<string, string>>;
+  /** Tolerations of every pod of the model (model pods, pull Job, EPP, Istio gateway pods). */
   readonly tolerations: readonly Toleration[];
+  /** Node labels of the control pods (EPP, Istio gateway pods): the stack's controlNodeSelector, else the model's nodeSelector. */
+  readonly controlNodeSelector: Readonly<Record<string, string>>;
+  /** How long `pulumi up` awaits the model's Deployments (`pulumi.com/timeoutSeconds`). */
+  readonly readyTimeout: { readonly text: string; readonly seconds: number };
   /** The image pull Secret of the namespace, when the stack has Harbor credentials. */
   readonly pullSecret: string | null;
   readonly charts: { readonly infra: ChartRef; readonly gaie: ChartRef; readonly modelService: ChartRef };
   /** Helm values per release: the model's files merged with the programmatic values. */
   readonly values: { readonly infra: Values; readonly gaie: Values; readonly modelService: Values };
   /** Post-render patches per release, applied to the rendered objects. */
-  readonly patches: { readonly infra: readonly PostRenderPatch[]; readonly gaie: readonly PostRenderPatch[] };
+  readonly patches: { readonly infra: readonly PostRenderPatch[]; readonly gaie: readonly PostRenderPatch[]; readonly modelService: readonly PostRenderPatch[] };
   /** Images this model pulls. */
   readonly images: readonly ImageSource[];
 }
@@ -109,6 +120,7 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
   // Rules across keys and the model folders are checked together, so that one run reports both
   // (a config loaded with `checkRules: false` has not been through the rules yet).
   if (!config.rulesChecked) list.addAll(checkStackRules(config));
+  list.addAll(config.deferredIssues ?? []);
   const discovered = collectModels(config, modelsDir, list);
   list.throwIfAny();
   const warnings: Issue[] = [];
@@ -122,7 +134,7 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
     const planned =
       model.platform === 'kserve'
         ? planKserveModel({ config, model, harbor, toleration, list })
-        : planLlmdModel({ config, model, charts, harbor, toleration, list });
+        : planLlmdModel({ config, model, charts, harbor, toleration, list, warnings });
     if (planned) models.push(planned);
   }
   checkNamespaces(config, models, list);
@@ -161,9 +173,10 @@ interface PlanModelInput {
   readonly harbor: DeploymentPlan['harbor'];
   readonly toleration: Toleration | undefined;
   readonly list: IssueList;
+  readonly warnings: Issue[];
 }
 
-function planLlmdModel({ config, model, charts, harbor, toleration, list }: PlanModelInput): LlmdModelPlan | undefined {
+function planLlmdModel({ config, model, charts, harbor, toleration, list, warnings }: PlanModelInput): LlmdModelPlan | undefined {
   const { entry, slug, category } = model;
   const at = ['models', category, model.index] as const;
   const overrides = { nameSpace: entry.nameSpace, releaseName: entry.releaseName };
@@ -172,7 +185,14 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list }: Plan
     ? storagePlan({ slug, source: entry.modelSource, cloudProvider: config.cloudProvider, harborHostname: config.harborHostname })
     : null;
   const files = { gaie: model.values.gaie!, modelService: model.values.modelService!, infra: model.values.infra };
+  const readyTimeoutText = entry.readyTimeout ?? DEFAULT_READY_TIMEOUT;
+  const readyTimeout = { text: readyTimeoutText, seconds: durationSeconds(readyTimeoutText)! };
+  const gatewayConfig = config.modelGateway ?? { routeNamespaces: 'Same' as const, accessLogging: true };
   const result = llmdValues({
+    controlNodeSelector: config.controlNodeSelector,
+    routeNamespaces: gatewayConfig.routeNamespaces,
+    accessLogging: gatewayConfig.accessLogging,
+    readyTimeoutSeconds: readyTimeout.seconds,
     names,
     category,
     files,
@@ -185,6 +205,7 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list }: Plan
   });
   const before = list.size;
   list.addAll(result.issues);
+  warnings.push(...result.warnings);
   for (const problem of checkLlmdNames(names, overrides, result.prometheusMonitoring)) {
     list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
   }
@@ -214,6 +235,8 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list }: Plan
       parametersConfigMap: names.gatewayParameters,
       alias: names.gatewayAlias,
       aliasHost: serviceHost(names.gatewayAlias, names.namespace),
+      routeNamespaces: result.routeNamespaces,
+      accessLogging: result.accessLogging,
     },
     httpRoute: embedder ? null : names.httpRoute,
     inferencePool: { name: names.inferencePool, epp: names.epp, eppHost: names.eppHost },
@@ -234,6 +257,8 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list }: Plan
     storage,
     nodeSelector: entry.nodeSelector,
     tolerations: toleration ? [toleration] : [],
+    controlNodeSelector: config.controlNodeSelector && Object.keys(config.controlNodeSelector).length > 0 ? config.controlNodeSelector : entry.nodeSelector,
+    readyTimeout,
     pullSecret: harbor?.pullSecret ?? null,
     charts,
     values: result.values,

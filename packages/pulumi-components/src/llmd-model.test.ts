@@ -68,6 +68,7 @@ describe('LlmdModel', () => {
     expect(rec.get('q-model-service-chart').inputs.name).toBe('ms-qwen3-06b-rke2');
     expect(rec.get('q-infra-chart').transforms).toHaveLength(1);
     expect(rec.get('q-pool-chart').transforms).toHaveLength(1);
+    expect(rec.get('q-model-service-chart').transforms).toHaveLength(1);
 
     // The token never appears in plaintext.
     expect(allStrings(rec.resources.map((r) => redactSecrets(r.inputs))).filter((s) => s.includes(TOKEN))).toEqual([]);

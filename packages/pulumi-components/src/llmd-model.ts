@@ -117,7 +117,7 @@ export class LlmdModel extends pulumi.ComponentResource {
 
     this.modelService = new ModelService(
       childName(name, 'model-service'),
-      { namespace, releaseName: plan.releases.modelService, chart: plan.charts.modelService, values: plan.values.modelService },
+      { namespace, releaseName: plan.releases.modelService, chart: plan.charts.modelService, values: plan.values.modelService, patches: plan.patches.modelService },
       childOptions(this, inherited, [ns, this.storage, this.inferencePool]),
     );
 

@@ -30,6 +30,21 @@ describe('ModelService', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
+  it('raises the await timeout of the decode and prefill Deployments through the registered transform', async () => {
+    const rec = await record(() => new ModelService('ms', { ...args, patches: qwen.patches.modelService }));
+    const [transform] = rec.get('ms-chart').transforms;
+    expect(rec.get('ms-chart').transforms).toHaveLength(1);
+    const decode = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ms-qwen3-06b-rke2-llm-d-modelservice-decode', annotations: { a: 'b' } }, spec: {} };
+    const result = await transform!({ custom: true, type: 'kubernetes:apps/v1:Deployment', name: 'ms-chart:llm-d-qwen3-06b-rke2/ms-qwen3-06b-rke2-llm-d-modelservice-decode', props: decode, opts: {} });
+    expect(result?.props).toEqual({ ...decode, metadata: { ...decode.metadata, annotations: { a: 'b', 'pulumi.com/timeoutSeconds': '1800' } } });
+    const prefill = { ...decode, metadata: { name: 'ms-qwen3-06b-rke2-llm-d-modelservice-prefill' } };
+    expect((await transform!({ custom: true, type: 'kubernetes:apps/v1:Deployment', name: 'x', props: prefill, opts: {} }))?.props).toMatchObject({
+      metadata: { annotations: { 'pulumi.com/timeoutSeconds': '1800' } },
+    });
+    const serviceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'ms-qwen3-06b-rke2-llm-d-modelservice-decode' } };
+    expect(await transform!({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: serviceAccount, opts: {} })).toBeUndefined();
+  });
+
   it('warns when its values mount a PVC but nothing orders it after the pull', async () => {
     const warn = vi.spyOn(pulumi.log, 'warn').mockImplementation(() => Promise.resolve());
     await record(() => new ModelService('ms', args));

@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import type * as k8s from '@pulumi/kubernetes';
-import { DEFAULT_CHARTS, getPath, isValuesMap, type ChartRef, type Values } from '@app-serving/core';
+import { DEFAULT_CHARTS, getPath, isValuesMap, type ChartRef, type PostRenderPatch, type Values } from '@app-serving/core';
 import { createChart } from './chart.ts';
 import { TYPE_TOKENS } from './component-names.ts';
 
@@ -18,6 +18,13 @@ export interface ModelServiceArgs {
   readonly chart?: ChartRef;
   /** The release's values: the plan's `values.modelService`. */
   readonly values: pulumi.Input<Values>;
+  /**
+   * Post-render patches: the plan's `patches.modelService` (`pulumi.com/timeoutSeconds` on the
+   * decode and prefill Deployments, from the model's `readyTimeout`; Pulumi's own default is 10
+   * minutes). Applied through the chart's `transforms`.
+   * @default []
+   */
+  readonly patches?: readonly PostRenderPatch[];
 }
 
 /**
@@ -27,7 +34,7 @@ export interface ModelServiceArgs {
  * Job, so the pods never start on an empty volume) and after its {@link InferencePool}.
  * {@link LlmdModel} does this. Without any dependency, a values file that mounts a PVC gets a warning.
  *
- * Children: `<name>-chart` (`helm.v4.Chart`).
+ * Children: `<name>-chart` (`helm.v4.Chart`, with the post-render transform when there are patches).
  */
 export class ModelService extends pulumi.ComponentResource {
   readonly chart: k8s.helm.v4.Chart;
@@ -43,7 +50,7 @@ export class ModelService extends pulumi.ComponentResource {
     this.chart = createChart(
       this,
       name,
-      { release: args.releaseName, namespace: args.namespace, chart: args.chart ?? DEFAULT_CHARTS.modelService, values: args.values },
+      { release: args.releaseName, namespace: args.namespace, chart: args.chart ?? DEFAULT_CHARTS.modelService, values: args.values, patches: args.patches },
       opts?.dependsOn,
     );
     this.registerOutputs({});

@@ -75,8 +75,9 @@ describe('a consumer of the packed packages', () => {
       'kubernetes:helm.sh/v4:Chart team-sim-model-service-chart',
       'kubernetes:helm.sh/v4:Chart team-sim-pool-chart',
     ]);
-    // The nodeSelector places the gateway pods: one post-render transform, on the infra chart.
-    expect(out.transforms).toBe(1);
+    // The nodeSelector places the gateway pods (a transform on the infra chart); readyTimeout
+    // raises the await timeout of the model Deployments (a transform on the modelservice chart).
+    expect(out.transforms).toBe(2);
     expect(out.rendered).toBe(14);
   }, 60_000);
 });

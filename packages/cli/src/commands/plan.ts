@@ -44,12 +44,16 @@ function describeLlmd(model: LlmdModelPlan): string[] {
     row('namespace', model.namespace),
     row('releases', `${releases.infra} (${charts.infra.chart} ${charts.infra.version}), ${releases.gaie} (inferencepool ${charts.gaie.version}), ${releases.modelService} (${charts.modelService.chart} ${charts.modelService.version})`),
     row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`),
+    row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; access logs ${model.gateway.accessLogging ? 'on' : 'off'}`),
     model.httpRoute
       ? row('route', `HTTPRoute ${model.httpRoute} → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`)
       : row('embeddings', `Service ${model.embeddingService!.name}:${model.embeddingService!.port} → decode pods :${model.embeddingService!.targetPort} (${model.embeddingService!.url})`),
     row('model server', `${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
+    row('ready', `pulumi up waits up to ${model.readyTimeout.text} for the model Deployments (readyTimeout)`),
   ];
   lines.push(...storageLines(model.storage), ...placementLines(model.nodeSelector, model.tolerations, model.pullSecret));
+  const control = placementParts(model.controlNodeSelector, model.tolerations, null);
+  lines.push(row('control pods', `EPP ${model.inferencePool.epp} and the gateway pods: ${control.length ? control.join(', ') : 'anywhere'}`));
   lines.push(row('images', model.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', ')));
   return lines;
 }
@@ -74,10 +78,21 @@ function storageLines(storage: LlmdModelPlan['storage']): string[] {
 }
 
 function placementLines(nodeSelector: Readonly<Record<string, string>>, tolerations: readonly Toleration[], pullSecret: string | null): string[] {
-  const parts = [
+  const parts = placementParts(nodeSelector, tolerations, pullSecret);
+  return parts.length ? [row('placement', parts.join(', '))] : [];
+}
+
+function placementParts(nodeSelector: Readonly<Record<string, string>>, tolerations: readonly Toleration[], pullSecret: string | null): string[] {
+  return [
     ...Object.entries(nodeSelector).map(([k, v]) => `node ${k}=${v}`),
     ...tolerations.map((t) => `tolerates ${t.key}${t.operator === 'Exists' ? '' : `=${t.value ?? ''}`}${t.effect ? `:${t.effect}` : ''}`),
     ...(pullSecret ? [`pull secret ${pullSecret}`] : []),
   ];
-  return parts.length ? [row('placement', parts.join(', '))] : [];
+}
+
+function describeRouteNamespaces(model: LlmdModelPlan): string {
+  const routes = model.gateway.routeNamespaces;
+  if (routes === 'Same') return `its own namespace only (${model.namespace})`;
+  if (routes === 'All') return 'any namespace';
+  return `namespaces ${[...new Set([model.namespace, ...routes])].join(', ')}`;
 }

@@ -53,14 +53,17 @@ describe('parseStackFile', () => {
   });
 
   it('refuses a plaintext token and says how to set it', () => {
-    const issues = issuesOf(() => parseStackFile(`${CLOUD}  app-serving:harborToken: hunter2\n`, 'Pulumi.dev.yaml'));
+    const issues = issuesOf(() =>
+      parseStackFile(`${CLOUD}  app-serving:harborHostname: harbor.local\n  app-serving:harborUser: robot\n  app-serving:harborToken: hunter2\n`, 'Pulumi.dev.yaml'),
+    );
+    // Only the form is wrong: the token is set, so no rule also calls it missing.
     expect(issues).toEqual([
       {
         code: 'config.not-secret',
         path: 'harborToken',
         message: 'must be a secret, not plain text in the stack file: run `pulumi config set --secret harborToken <value>`',
         file: 'Pulumi.dev.yaml',
-        line: 6,
+        line: 8,
       },
     ]);
     expect(JSON.stringify(issues)).not.toContain('hunter2');

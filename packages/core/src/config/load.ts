@@ -19,6 +19,12 @@ export interface StackConfig extends ParsedStackConfig {
   readonly locate: ConfigLocator;
   /** Whether the rules across keys were checked when loading (else planning checks them). */
   readonly rulesChecked: boolean;
+  /**
+   * Problems found while loading that did not stop the config from being parsed (a plain-text
+   * secret, an unknown key), left for {@link planDeployment} to report together with the rules and
+   * the model folders in one pass. Empty unless loaded with `checkRules: false`.
+   */
+  readonly deferredIssues: readonly Issue[];
 }
 
 /** Options of the stack loaders. */
@@ -26,7 +32,8 @@ export interface LoadOptions {
   /**
    * Check the rules across keys (credentials, platform-specific sources) while loading.
    * `false` leaves them to {@link planDeployment}, which then reports them together with the
-   * model folder problems in one pass. Default: true.
+   * model folder problems in one pass; so are the problems that do not stop the config from being
+   * parsed (they are kept in `deferredIssues`). Default: true.
    */
   readonly checkRules?: boolean;
 }
@@ -87,6 +94,9 @@ export function parseStackFile(text: string, file: string, stackName = stackName
       list.add(
         source.issue('config.not-secret', ['config', fullKey], `must be a secret, not plain text in the stack file: run \`pulumi config set --secret ${key} <value>\``, key),
       );
+      // The key is set (only in the wrong form): the rules must not also call it missing. Its
+      // plain text is dropped here, so it can reach no message.
+      raw[key] = Secret.encrypted();
     } else {
       raw[key] = value;
     }
@@ -150,8 +160,12 @@ function validate(raw: Record<string, unknown>, stackName: string, file: string,
     for (const zodIssue of parsed.error.issues) list.addAll(fromZodIssue(zodIssue, locate));
     list.throwIfAny();
   }
-  const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: checkRules };
-  if (checkRules) list.addAll(checkStackRules(config));
+  if (!checkRules) {
+    // The planner checks the rules and the model folders; it reports these problems with them.
+    return { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: false, deferredIssues: [...list.items] };
+  }
+  const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] };
+  list.addAll(checkStackRules(config));
   list.throwIfAny();
   return config;
 }

@@ -143,3 +143,34 @@ describe('other rules', () => {
     ]);
   });
 });
+
+describe('readyTimeout, controlNodeSelector and modelGateway', () => {
+  const models = (entry: string) => `  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: A\n${entry}`;
+
+  it('accepts durations and rejects anything else', () => {
+    expect(problems(models('        readyTimeout: 1h30m\n'))).toEqual([]);
+    expect(problems(models('        readyTimeout: 90\n'))).toEqual([{ code: 'config.invalid', path: 'models.generative[0].readyTimeout', message: 'must be a string, not 90' }]);
+    for (const bad of ['30 min', '0m', 'm', '1d']) {
+      expect(problems(models(`        readyTimeout: "${bad}"\n`)).map((p) => p.path)).toEqual(['models.generative[0].readyTimeout']);
+    }
+  });
+
+  it('rejects readyTimeout on a kserve model', () => {
+    expect(problems(models('        platform: kserve\n        readyTimeout: 45m\n'))).toEqual([
+      {
+        code: 'config.contradiction',
+        path: 'models.generative[0].readyTimeout',
+        message: 'is only for llm-d models (it sets how long `pulumi up` awaits their Deployments); remove it',
+      },
+    ]);
+  });
+
+  it('checks controlNodeSelector labels and modelGateway namespaces', () => {
+    const body = `  app-serving:cloudProvider: cloud\n  app-serving:controlNodeSelector:\n    "bad key!": x\n  app-serving:modelGateway:\n    routeNamespaces: [Apps]\n    acessLogging: false\n  app-serving:models: {}\n`;
+    expect(problems(body).map((p) => [p.code, p.path])).toEqual([
+      ['config.invalid', 'controlNodeSelector["bad key!"]'],
+      ['config.invalid', 'modelGateway.routeNamespaces[0]'],
+      ['config.unknown-key', 'modelGateway.acessLogging'],
+    ]);
+  });
+});

@@ -46,9 +46,12 @@ export function checkStackRules(config: StackConfig): Issue[] {
       issues.push(locate('config.invalid', at('name'), `"${entry.name}" is not a model folder name (letters, digits, ".", "_", "-"; no "/")`));
     }
 
+    const platform = entry.platform ?? config.platform;
+    if (platform === 'kserve' && entry.readyTimeout !== undefined) {
+      issues.push(locate('config.contradiction', at('readyTimeout'), 'is only for llm-d models (it sets how long `pulumi up` awaits their Deployments); remove it'));
+    }
     const source = entry.modelSource;
     if (!source) continue;
-    const platform = entry.platform ?? config.platform;
     if (platform === 'llm-d') {
       if (source.huggingFace) issues.push(locate('config.contradiction', at('modelSource', 'huggingFace'), 'is only for the kserve platform; llm-d models pull their weights from Harbor (harborRef)'));
       if (!source.harborRef) issues.push(locate('config.missing-key', at('modelSource', 'harborRef'), 'is required: the OCI artifact the ORAS Job pulls the model from'));

@@ -10,6 +10,7 @@ import { isSecret, type Secret } from '../secret.ts';
  */
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -17,6 +18,8 @@ const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?
 /** `<registry>/<path>:<tag>` or `<registry>/<path>@sha256:<digest>`; a tag or digest is required. */
 const OCI_REF = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?\/[a-z0-9]+([._/-][a-z0-9]+)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$/;
 const RELATIVE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+/** A duration such as `30m`, `1h30m`, `900s` (hours, minutes, seconds; at least one). */
+const DURATION = /^(?=\d)(\d+h)?(\d+m)?(\d+s)?$/;
 const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** A Kubernetes label key (`[prefix/]name`), as used in node selectors. */
@@ -42,17 +45,21 @@ const quantity = z
   .string()
   .regex(QUANTITY, { message: 'must be a Kubernetes quantity such as 40Gi or 500Mi' });
 
-const nodeSelector = z
-  .record(z.string(), z.string())
-  .superRefine((selector, ctx) => {
-    for (const [key, value] of Object.entries(selector)) {
-      if (!isLabelKey(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a valid node label key` });
-      else if (!isLabelValue(value)) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `"${value}" is not a valid node label value (≤ 63 characters: letters, digits, "-", "_", ".")` });
+const nodeSelector = nodeSelectorSchema('Node labels the model pods (and its gateway, EPP and pull Job) must run on; becomes a hard node affinity.');
+
+function nodeSelectorSchema(description: string) {
+  return z
+    .record(z.string(), z.string())
+    .superRefine((selector, ctx) => {
+      for (const [key, value] of Object.entries(selector)) {
+        if (!isLabelKey(key)) ctx.addIssue({ code: 'custom', path: [key], message: `"${key}" is not a valid node label key` });
+        else if (!isLabelValue(value)) {
+          ctx.addIssue({ code: 'custom', path: [key], message: `"${value}" is not a valid node label value (≤ 63 characters: letters, digits, "-", "_", ".")` });
+        }
       }
-    }
-  })
-  .meta({ description: 'Node labels the model pods (and its gateway and pull Job) must run on; becomes a hard node affinity.' });
+    })
+    .meta({ description });
+}
 
 export const huggingFaceSourceSchema = z
   .strictObject({
@@ -96,6 +103,18 @@ export const modelSourceSchema = z
   })
   .meta({ description: 'Where the model weights come from and the volume that holds them.' });
 
+/** Seconds of a duration such as `1h30m` (see {@link durationSchema}); undefined when it is not one. */
+export function durationSeconds(text: string): number | undefined {
+  const match = DURATION.exec(text);
+  if (!match || text === '') return undefined;
+  const [, h, m, s] = match;
+  return (h ? parseInt(h, 10) * 3600 : 0) + (m ? parseInt(m, 10) * 60 : 0) + (s ? parseInt(s, 10) : 0);
+}
+
+const durationSchema = z
+  .string()
+  .refine((text) => (durationSeconds(text) ?? 0) > 0, { message: 'must be a duration such as 30m, 1h or 1h30m (hours h, minutes m, seconds s)' });
+
 export const gpuTolerationSchema = z
   .strictObject({
     key: z.string().refine((k) => k.length > 0 && k.length <= 316, { message: 'must be a taint key' }),
@@ -122,8 +141,28 @@ export const modelEntrySchema = z
     releaseName: z.string().optional().meta({ description: 'llm-d-infra release override. Default: `infra-<slug>`.' }),
     platform: z.enum(PLATFORMS).optional().meta({ description: 'Serving platform of this model. Default: the stack `platform`.' }),
     modelSource: modelSourceSchema.optional(),
+    readyTimeout: durationSchema.optional().meta({
+      description:
+        'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
+    }),
   })
   .meta({ description: 'One model of the stack.' });
+
+export const modelGatewaySchema = z
+  .strictObject({
+    routeNamespaces: z
+      .union([z.enum(['Same', 'All']), z.array(z.string().regex(DNS_LABEL, { message: 'must be a namespace name' })).min(1)])
+      .default('Same')
+      .meta({
+        description:
+          'Which namespaces may attach routes to a model\'s Gateway: `Same` (only the model\'s own namespace), `All` (any namespace: the llm-d-infra default), or a list of namespaces allowed besides the model\'s own. Default: `Same`.',
+      }),
+    accessLogging: z
+      .boolean()
+      .default(true)
+      .meta({ description: 'Envoy access logs of the gateway pods (an Istio `Telemetry` per Gateway, llm-d-infra `gateway.gatewayParameters.accessLogging`). Default: true.' }),
+  })
+  .meta({ description: 'The Istio Gateway of each llm-d model (llm-d-infra): who may attach routes to it, and its access logs.' });
 
 export const kserveSchema = z
   .strictObject({
@@ -151,6 +190,8 @@ export const stackConfigSchema = z
       })
       .meta({ description: 'The models of the stack, by category.' }),
     gpuToleration: gpuTolerationSchema.optional(),
+    controlNodeSelector: nodeSelectorSchema('Node labels the control pods of every llm-d model (the EPP and the Istio gateway pods) must run on, for clusters that keep them apart from the GPU nodes; becomes a hard node affinity. Default: they follow the model\'s nodeSelector.').optional(),
+    modelGateway: modelGatewaySchema.prefault({}),
     kubeconfig: z.union([z.string().min(1), secretSchema]).optional().meta({ description: 'Path of the kubeconfig (or its content as a secret). Default: the ambient kubeconfig.' }),
     harborHostname: z.string().regex(HOSTNAME, { message: 'must be a registry host name, optionally with a port' }).optional(),
     harborUser: z.string().min(1).optional().meta({ description: 'Harbor robot account, e.g. `robot$k8s-puller`.' }),
@@ -169,6 +210,7 @@ export type ModelEntry = z.output<typeof modelEntrySchema>;
 export type ModelSource = z.output<typeof modelSourceSchema>;
 export type GpuToleration = z.output<typeof gpuTolerationSchema>;
 export type ChartOverride = z.output<typeof chartOverrideSchema>;
+export type ModelGateway = z.output<typeof modelGatewaySchema>;
 
 /** Keys whose values are secrets: a stack file must hold them as `secure:` values. */
 export const SECRET_KEYS = ['harborToken', 'hfToken'] as const;

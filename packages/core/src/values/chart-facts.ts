@@ -55,7 +55,10 @@ export const INFRA_DEFAULTS: Values = {
   },
 };
 
-/** A block of a chart's values whose schema rejects keys it does not list (`additionalProperties: false`). */
+/**
+ * A block of a chart's values whose schema rejects keys it does not list (`additionalProperties: false`).
+ * A `[]` segment of `path` stands for every item of a list.
+ */
 export interface StrictBlock {
   readonly path: readonly string[];
   readonly keys: readonly string[];
@@ -63,22 +66,42 @@ export interface StrictBlock {
 
 const PARALLELISM = ['data', 'dataLocal', 'tensor', 'workers'];
 const ACCELERATOR_TYPES = ['labelKey', 'labelValues'];
+const PODMONITOR = ['annotations', 'enabled', 'interval', 'labels', 'metricRelabelings', 'path', 'portName', 'relabelings'];
+const ENV_VAR = ['name', 'value'];
+const CLAIM_TEMPLATE = ['class', 'match', 'name', 'selectors'];
+const CLAIM_TEMPLATE_TYPES = ['amd', 'google', 'intel', 'intel-gaudi', 'intel-i915', 'intel-xe', 'nvidia'];
 
-/** Strict blocks of llm-d-modelservice v0.4.12's values.schema.json. */
+/**
+ * Every strict block of llm-d-modelservice v0.4.12's values.schema.json (the root and
+ * decode/prefill themselves accept any key). A drift test derives this list from the schema.
+ */
 export const MODELSERVICE_STRICT: readonly StrictBlock[] = [
   { path: ['modelArtifacts'], keys: ['authSecretName', 'labels', 'mountPath', 'name', 'readOnly', 'size', 'uri'] },
   { path: ['routing'], keys: ['proxy', 'servicePort'] },
   { path: ['accelerator'], keys: ['dra', 'env', 'resourceClaimTemplates', 'resources', 'type'] },
+  { path: ['accelerator', 'env'], keys: ['intel-i915', 'intel-xe'] },
+  { path: ['accelerator', 'env', 'intel-i915', '[]'], keys: ENV_VAR },
+  { path: ['accelerator', 'env', 'intel-xe', '[]'], keys: ENV_VAR },
+  { path: ['accelerator', 'resourceClaimTemplates'], keys: CLAIM_TEMPLATE_TYPES },
+  ...CLAIM_TEMPLATE_TYPES.map((type) => ({ path: ['accelerator', 'resourceClaimTemplates', type], keys: CLAIM_TEMPLATE })),
+  { path: ['accelerator', 'resources'], keys: ['amd', 'google', 'intel-gaudi', 'intel-i915', 'intel-xe', 'nvidia', 'rebellions-atom'] },
   { path: ['tracing'], keys: ['enabled', 'otlpEndpoint', 'sampling', 'serviceNames', 'vllm'] },
-  { path: ['decode', 'parallelism'], keys: PARALLELISM },
-  { path: ['prefill', 'parallelism'], keys: PARALLELISM },
-  { path: ['decode', 'acceleratorTypes'], keys: ACCELERATOR_TYPES },
-  { path: ['prefill', 'acceleratorTypes'], keys: ACCELERATOR_TYPES },
-  { path: ['decode', 'autoscaling'], keys: ['enabled'] },
-  { path: ['prefill', 'autoscaling'], keys: ['enabled'] },
+  { path: ['tracing', 'sampling'], keys: ['sampler', 'samplerArg'] },
+  { path: ['tracing', 'serviceNames'], keys: ['routingProxy', 'vllmDecode', 'vllmPrefill'] },
+  { path: ['tracing', 'vllm'], keys: ['collectDetailedTraces'] },
+  { path: ['requester', 'port'], keys: ['probes', 'spi'] },
+  { path: ['requester', 'readinessProbe'], keys: ['initialDelaySeconds', 'periodSeconds'] },
+  { path: ['requester', 'resources'], keys: ['limits'] },
+  { path: ['requester', 'resources', 'limits'], keys: ['cpus', 'gpus', 'memory'] },
+  ...(['decode', 'prefill'] as const).flatMap((role) => [
+    { path: [role, 'parallelism'], keys: PARALLELISM },
+    { path: [role, 'acceleratorTypes'], keys: ACCELERATOR_TYPES },
+    { path: [role, 'autoscaling'], keys: ['enabled'] },
+    { path: [role, 'monitoring', 'podmonitor'], keys: PODMONITOR },
+  ]),
 ];
 
-/** Strict blocks of llm-d-infra v1.3.10's values.schema.json (the root itself is strict). */
+/** Every strict block of llm-d-infra v1.3.10's values.schema.json (the root itself is strict). */
 export const INFRA_STRICT: readonly StrictBlock[] = [
   { path: [], keys: ['clusterDomain', 'common', 'commonAnnotations', 'commonLabels', 'extraDeploy', 'fullnameOverride', 'gateway', 'global', 'ingress', 'kubeVersion', 'nameOverride'] },
   {
@@ -87,5 +110,119 @@ export const INFRA_STRICT: readonly StrictBlock[] = [
   },
   { path: ['gateway', 'gatewayParameters'], keys: ['accessLogging', 'enabled', 'floatingUserId', 'logLevel', 'resources'] },
   { path: ['gateway', 'service'], keys: ['loadBalancerClass', 'ports', 'type'] },
+  { path: ['gateway', 'tls'], keys: ['referenceGrant', 'servingCertSecretName'] },
+  { path: ['gateway', 'tls', 'referenceGrant'], keys: ['enabled', 'name', 'secretName', 'secretNamespace'] },
   { path: ['ingress'], keys: ['annotations', 'enabled', 'extraHosts', 'extraTls', 'host', 'ingressClassName', 'path', 'rules', 'tls'] },
+  { path: ['ingress', 'tls'], keys: ['enabled', 'secretName'] },
+];
+
+/**
+ * The keys a chart reads, as a tree: a nested tree, or `true` for a value of any shape that is
+ * passed through whole (a free-form map, a list, a scalar).
+ */
+export interface KeyTree {
+  readonly [key: string]: KeyTree | true;
+}
+
+const DESTINATION_RULE: KeyTree = {
+  host: true,
+  // templates/istio.yaml copies only trafficPolicy.connectionPool; TLS is hard-coded (SIMPLE, insecureSkipVerify).
+  trafficPolicy: { connectionPool: true },
+};
+
+/**
+ * Every key GAIE inferencepool v1.2.0 reads. The chart has no values schema, so Helm accepts any
+ * key and a misspelt one does nothing: core warns on keys outside this tree. It is the chart's
+ * values.yaml (a drift test derives it from there) plus {@link GAIE_TEMPLATE_ONLY_KEYS}.
+ */
+export const GAIE_KEYS: KeyTree = {
+  inferenceExtension: {
+    replicas: true,
+    image: { name: true, hub: true, tag: true, pullPolicy: true },
+    extProcPort: true,
+    env: true,
+    pluginsConfigFile: true,
+    pluginsCustomConfig: true,
+    extraContainerPorts: true,
+    extraServicePorts: true,
+    flags: true,
+    affinity: true,
+    tolerations: true,
+    failureMode: true,
+    metricsPort: true,
+    sidecar: {
+      enabled: true,
+      name: true,
+      image: true,
+      command: true,
+      args: true,
+      env: true,
+      ports: true,
+      livenessProbe: true,
+      readinessProbe: true,
+      resources: true,
+      volumeMounts: true,
+      volumes: true,
+      configMap: { name: true, data: true },
+    },
+    monitoring: {
+      interval: true,
+      prometheus: { enabled: true, auth: { enabled: true, secretName: true }, extraLabels: true },
+      gke: { enabled: true },
+    },
+    tracing: { enabled: true, otelExporterEndpoint: true, sampling: { sampler: true, samplerArg: true } },
+  },
+  inferencePool: { targetPorts: true, modelServerType: true, apiVersion: true, modelServers: { matchLabels: true }, targetPortNumber: true },
+  provider: { name: true, gke: { autopilot: true }, istio: { destinationRule: DESTINATION_RULE } },
+  // Deprecated in v1.2.0 in favour of provider.istio, still read.
+  istio: { destinationRule: DESTINATION_RULE },
+};
+
+/**
+ * Keys of {@link GAIE_KEYS} that GAIE v1.2.0's templates read although its values.yaml does not
+ * define them (they are only commented there, or absent), read from `templates/*.yaml` at v1.2.0.
+ */
+export const GAIE_TEMPLATE_ONLY_KEYS: readonly (readonly string[])[] = [
+  ['inferenceExtension', 'pluginsCustomConfig'],
+  ['inferenceExtension', 'failureMode'],
+  ['inferenceExtension', 'metricsPort'],
+  ['inferenceExtension', 'sidecar', 'name'],
+  ['inferenceExtension', 'sidecar', 'image'],
+  ['inferenceExtension', 'sidecar', 'command'],
+  ['inferenceExtension', 'sidecar', 'args'],
+  ['inferenceExtension', 'sidecar', 'env'],
+  ['inferenceExtension', 'sidecar', 'ports'],
+  ['inferenceExtension', 'sidecar', 'livenessProbe'],
+  ['inferenceExtension', 'sidecar', 'readinessProbe'],
+  ['inferenceExtension', 'sidecar', 'resources'],
+  ['inferenceExtension', 'sidecar', 'volumeMounts'],
+  ['inferenceExtension', 'sidecar', 'volumes'],
+  ['inferenceExtension', 'sidecar', 'configMap'],
+  ['inferencePool', 'modelServers'],
+  ['provider', 'istio', 'destinationRule', 'trafficPolicy', 'connectionPool'],
+  ['istio', 'destinationRule', 'trafficPolicy', 'connectionPool'],
+];
+
+/**
+ * Pod-spec fields llm-d-modelservice v0.4.12 renders itself into a decode/prefill pod, next to
+ * `<role>.extraConfig` which it pastes into the same pod spec (`_helpers.tpl` `modelPod`,
+ * `decode-deployment.yaml`). Setting one of them in extraConfig as well yields a duplicate YAML
+ * key, and one of the two values is lost. `from` lists the values that make the chart render it
+ * (relative to the role, or `/`-rooted for a top-level key); `always` means the chart always does.
+ */
+export const MODELSERVICE_POD_FIELDS: readonly { readonly field: string; readonly from: readonly string[]; readonly always?: true }[] = [
+  { field: 'tolerations', from: ['tolerations'] },
+  { field: 'nodeSelector', from: ['nodeSelector'] },
+  // DEPRECATED in the chart in favour of extraConfig.imagePullSecrets, still rendered.
+  { field: 'imagePullSecrets', from: ['imagePullSecrets'] },
+  { field: 'schedulerName', from: ['schedulerName', '/schedulerName'] },
+  { field: 'priorityClassName', from: ['priorityClassName'] },
+  { field: 'securityContext', from: ['podSecurityContext'] },
+  { field: 'affinity', from: ['acceleratorTypes.labelKey'] },
+  { field: 'enableServiceLinks', from: ['enableServiceLinks'] },
+  { field: 'terminationGracePeriodSeconds', from: ['terminationGracePeriodSeconds'] },
+  { field: 'initContainers', from: ['initContainers'] },
+  { field: 'containers', from: ['containers'] },
+  { field: 'serviceAccountName', from: [], always: true },
+  { field: 'volumes', from: [], always: true },
 ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { valuesFile } from '../../test/helpers.ts';
 import { llmdNames } from '../names.ts';
+import { getPath } from './merge.ts';
 import { llmdValues, modelArtifactsUri, type LlmdValuesInput } from './llmd.ts';
 
 const names = llmdNames('m1');
@@ -79,6 +80,7 @@ describe('llmdValues: modelservice', () => {
       name: 'Qwen/Qwen3-0.6B',
       labels: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'm1' },
       uri: 'pvc+hf://m1-model/hub/Qwen/Qwen3-0.6B',
+      mountPath: '/model-cache',
     });
     expect(modelArtifactsUri('m1-model', 'models/qwen', 'directory')).toBe('pvc://m1-model/models/qwen');
     // New weights roll the model pods: the reference is a pod annotation.
@@ -126,10 +128,13 @@ describe('llmdValues: modelservice', () => {
   it('rejects renaming overrides and a second affinity source', () => {
     const result = build({ ms: 'fullnameOverride: short\ndecode:\n  acceleratorTypes:\n    labelKey: gpu-type\n', nodeSelector: { workload: 'gpu' } });
     expect(result.issues.map((i) => [i.path, i.line])).toEqual([
-      ['decode.acceleratorTypes.labelKey', 4],
       ['fullnameOverride', 1],
+      ['decode.acceleratorTypes.labelKey', 4],
     ]);
-    expect(result.issues[1]!.message).toBe('must not be set (the decode Deployment must be named ms-m1-llm-d-modelservice-decode); remove it from the file');
+    expect(result.issues[1]!.message).toBe(
+      "app-serving sets decode.extraConfig.affinity from the stack's nodeSelector, and the chart also renders affinity from this key: the pod spec would hold the key twice and one value would be lost; move this label into the model's nodeSelector in the stack (or drop decode.acceleratorTypes and write the affinity in decode.extraConfig.affinity)",
+    );
+    expect(result.issues[0]!.message).toBe('must not be set (the decode Deployment must be named ms-m1-llm-d-modelservice-decode); remove it from the file');
   });
 
   it('rejects keys the chart schema rejects, with a suggestion', () => {
@@ -232,7 +237,15 @@ describe('llmdValues: llm-d-infra', () => {
   it('sets the gateway class and keeps exactly one DestinationRule per EPP host', () => {
     const result = build();
     expect(result.values.infra).toEqual({
-      gateway: { enabled: true, gatewayClassName: 'istio', service: { type: 'ClusterIP' }, destinationRule: { enabled: false } },
+      gateway: {
+        enabled: true,
+        gatewayClassName: 'istio',
+        service: { type: 'ClusterIP' },
+        destinationRule: { enabled: false },
+        // Only the model's own namespace may attach routes; access logging is an explicit choice.
+        listeners: [{ name: 'default', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'Same' } } }],
+        gatewayParameters: { accessLogging: true, enabled: true },
+      },
     });
     expect(result.patches.infra).toEqual([]);
   });
@@ -276,5 +289,193 @@ describe('llmdValues: llm-d-infra', () => {
     expect(build({ infra: 'gateway:\n  gatewayParameters:\n    enabled: false\n', nodeSelector: { workload: 'gpu' } }).issues.map((i) => i.path)).toEqual([
       'gateway.gatewayParameters.enabled',
     ]);
+  });
+});
+
+const GPU = { key: 'dedicated', operator: 'Equal' as const, value: 'gpu', effect: 'NoSchedule' as const };
+const affinityOf = (selector: Record<string, string>) => ({
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchExpressions: Object.entries(selector).map(([key, value]) => ({ key, operator: 'In', values: [value] })) }],
+    },
+  },
+});
+
+describe('llmdValues: placement of the EPP and the gateway pods (issue 10 item 1)', () => {
+  it('gives the EPP the GPU toleration (keeping the file’s) and the model’s node affinity', () => {
+    const result = build({ gaie: 'inferenceExtension:\n  tolerations:\n    - {key: other, operator: Exists}\n', toleration: GPU, nodeSelector: { workload: 'gpu' } });
+    expect(result.issues).toEqual([]);
+    expect(result.values.gaie.inferenceExtension).toEqual({ tolerations: [{ key: 'other', operator: 'Exists' }, GPU], affinity: affinityOf({ workload: 'gpu' }) });
+    expect(result.eppPlacement).toEqual({ affinity: affinityOf({ workload: 'gpu' }), tolerations: [GPU] });
+  });
+
+  it('places the EPP and the gateway pods on the control nodes when the stack says so', () => {
+    const result = build({ toleration: GPU, nodeSelector: { workload: 'gpu' }, controlNodeSelector: { role: 'system' } });
+    expect(getPath(result.values.gaie, ['inferenceExtension', 'affinity'])).toEqual(affinityOf({ role: 'system' }));
+    expect(result.patches.infra).toEqual([{ kind: 'gateway-pod-placement', configMap: names.gatewayParameters, affinity: affinityOf({ role: 'system' }), tolerations: [GPU] }]);
+    // The model pods stay on the GPU nodes.
+    expect(getPath(result.values.modelService, ['decode', 'extraConfig', 'affinity'])).toEqual(affinityOf({ workload: 'gpu' }));
+  });
+
+  it('adds no EPP placement when the stack has none', () => {
+    expect(build().values.gaie.inferenceExtension).toEqual({ replicas: 1 });
+  });
+
+  it('rejects a GAIE file whose EPP node affinity contradicts the stack', () => {
+    const gaie = 'inferenceExtension:\n  affinity:\n    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n        nodeSelectorTerms: []\n';
+    expect(build({ gaie, nodeSelector: { workload: 'gpu' } }).issues.map((i) => [i.code, i.path, i.line])).toEqual([
+      ['values.conflict', 'inferenceExtension.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms', 5],
+    ]);
+  });
+});
+
+describe('llmdValues: pod-spec keys written twice (issue 10 item 2)', () => {
+  it('reports extraConfig.tolerations when the stack sets decode.tolerations', () => {
+    const result = build({ ms: 'decode:\n  extraConfig:\n    tolerations:\n      - {key: a, operator: Exists}\n', toleration: GPU });
+    expect(result.issues).toEqual([
+      {
+        code: 'values.conflict',
+        path: 'decode.extraConfig.tolerations',
+        file: MS,
+        line: 3,
+        message:
+          "llm-d-modelservice also renders tolerations into the decode pod spec (from decode.tolerations, where app-serving puts the stack's gpuToleration): the pod spec would hold the key twice and one value would be lost; list them under decode.tolerations instead (app-serving adds the stack's GPU toleration there)",
+      },
+    ]);
+  });
+
+  it('reports the deprecated decode.imagePullSecrets when the stack adds the pull secret to extraConfig', () => {
+    const result = build({ ms: 'prefill:\n  imagePullSecrets:\n    - name: mine\n', pullSecret: 'harbor-creds' });
+    expect(result.issues.map((i) => [i.code, i.path, i.line])).toEqual([['values.conflict', 'prefill.imagePullSecrets', 2]]);
+    expect(result.issues[0]!.message).toContain('app-serving sets prefill.extraConfig.imagePullSecrets (the Harbor pull secret)');
+  });
+
+  it('reports both places set in the file, and the fields the chart always renders', () => {
+    const ms = [
+      'decode:',
+      '  nodeSelector: {a: b}',
+      '  extraConfig:',
+      '    nodeSelector: {c: d}',
+      '    serviceAccountName: mine',
+      '    volumes: []',
+      '    hostIPC: true',
+      '',
+    ].join('\n');
+    expect(build({ ms }).issues.map((i) => [i.path, i.line])).toEqual([
+      ['decode.extraConfig.nodeSelector', 4],
+      ['decode.extraConfig.serviceAccountName', 5],
+      ['decode.extraConfig.volumes', 6],
+    ]);
+  });
+
+  it('reports extraConfig.initContainers on decode while the routing proxy is on', () => {
+    expect(build({ ms: 'routing:\n  proxy:\n    enabled: true\ndecode:\n  extraConfig:\n    initContainers: []\n' }).issues.map((i) => i.path)).toEqual(['decode.extraConfig.initContainers']);
+    expect(build({ ms: 'routing:\n  proxy:\n    enabled: false\ndecode:\n  extraConfig:\n    initContainers: []\n' }).issues).toEqual([]);
+  });
+
+  it('reports priorityClassName in both places, unless the chart skips its own ("none")', () => {
+    expect(build({ ms: 'decode:\n  priorityClassName: high\n  extraConfig:\n    priorityClassName: low\n' }).issues.map((i) => i.path)).toEqual(['decode.extraConfig.priorityClassName']);
+    expect(build({ ms: 'decode:\n  priorityClassName: None\n  extraConfig:\n    priorityClassName: low\n' }).issues).toEqual([]);
+  });
+
+  it('accepts extraConfig fields the chart does not render itself', () => {
+    expect(build({ ms: 'decode:\n  extraConfig:\n    hostIPC: true\n    priorityClassName: high\n', toleration: GPU, pullSecret: 'p' }).issues).toEqual([]);
+  });
+});
+
+describe('llmdValues: modelArtifacts with modelSource (issue 10 items 3 and 7)', () => {
+  const artifacts = { uri: 'pvc+hf://m1-model/hub/o/m', layout: 'hf-cache' as const, modelUri: 'hub/o/m', ref: 'r' };
+
+  it('rejects another mountPath', () => {
+    const result = build({ ms: 'modelArtifacts:\n  name: o/m\n  mountPath: /models\n', artifacts });
+    expect(result.issues.map((i) => [i.code, i.path, i.line])).toEqual([['values.conflict', 'modelArtifacts.mountPath', 3]]);
+    expect(result.issues[0]!.message).toContain('the chart hard-codes HF_HUB_CACHE=/model-cache/…');
+    expect(build({ ms: 'modelArtifacts:\n  mountPath: /model-cache\n', artifacts }).issues).toEqual([]);
+    // Without modelSource the mount path is the file's business.
+    expect(build({ ms: 'modelArtifacts:\n  mountPath: /models\n' }).issues).toEqual([]);
+  });
+
+  it('warns that modelArtifacts.size does nothing for a PVC', () => {
+    const result = build({ ms: 'modelArtifacts:\n  name: o/m\n  size: 10Gi\n', artifacts });
+    expect(result.issues).toEqual([]);
+    expect(result.warnings.map((w) => [w.code, w.path, w.line])).toEqual([['warning.no-effect', 'modelArtifacts.size', 3]]);
+    expect(build({ ms: 'modelArtifacts:\n  size: 10Gi\n' }).warnings).toEqual([]);
+  });
+});
+
+describe('llmdValues: decode objects that are not a Deployment (issue 10 item 4)', () => {
+  it('rejects multinode and the requester', () => {
+    const result = build({ ms: 'multinode: true\nrequester:\n  enable: true\n' });
+    expect(result.issues.map((i) => [i.code, i.path, i.line])).toEqual([
+      ['values.unsupported', 'multinode', 1],
+      ['values.unsupported', 'requester.enable', 3],
+    ]);
+    expect(result.issues[0]!.message).toBe(
+      'makes llm-d-modelservice render a LeaderWorkerSet instead of the Deployment ms-m1-llm-d-modelservice-decode; app-serving deploys, awaits and verifies a decode Deployment — remove it (multi-node serving is not supported)',
+    );
+    expect(build({ ms: 'multinode: false\nrequester:\n  enable: false\n' }).issues).toEqual([]);
+  });
+});
+
+describe('llmdValues: await timeout of the model Deployments (issue 10 item 5)', () => {
+  it('patches the decode and prefill Deployments', () => {
+    expect(build({ readyTimeoutSeconds: 2700 }).patches.modelService).toEqual([
+      { kind: 'await-timeout', deployment: 'ms-m1-llm-d-modelservice-decode', seconds: 2700 },
+      { kind: 'await-timeout', deployment: 'ms-m1-llm-d-modelservice-prefill', seconds: 2700 },
+    ]);
+  });
+});
+
+describe('llmdValues: GAIE keys the chart does not read (issue 10 item 6)', () => {
+  it('warns on unknown keys, with a suggestion, and on DestinationRule fields the chart ignores', () => {
+    const gaie = [
+      'inferenceExtension:',
+      '  replica: 2',
+      '  flags:',
+      '    any-flag: x',
+      'provider:',
+      '  istio:',
+      '    destinationRule:',
+      '      trafficPolicy:',
+      '        outlierDetection: {}',
+      '',
+    ].join('\n');
+    const result = build({ gaie });
+    expect(result.issues).toEqual([]);
+    expect(result.warnings.map((w) => [w.code, w.path, w.line])).toEqual([
+      ['warning.unknown-key', 'inferenceExtension.replica', 2],
+      ['warning.unknown-key', 'provider.istio.destinationRule.trafficPolicy.outlierDetection', 9],
+    ]);
+    expect(result.warnings[0]!.message).toMatch(/^GAIE inferencepool v1.2.0 does not read this key, so it has no effect \(did you mean "replicas"\?\)/);
+  });
+});
+
+describe('llmdValues: who may attach routes to the Gateway, and access logging (issue 10 item 8)', () => {
+  const listener = (result: ReturnType<typeof build>) => getPath(result.values.infra, ['gateway', 'listeners']);
+
+  it('admits routes from the model namespace only by default', () => {
+    expect(listener(build())).toEqual([{ name: 'default', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'Same' } } }]);
+  });
+
+  it('widens to all namespaces, or to named ones besides the model’s', () => {
+    expect(listener(build({ routeNamespaces: 'All' }))).toEqual([{ name: 'default', port: 80, protocol: 'HTTP', allowedRoutes: { namespaces: { from: 'All' } } }]);
+    expect(listener(build({ routeNamespaces: ['apps', 'llm-d-m1'] }))).toEqual([
+      {
+        name: 'default',
+        port: 80,
+        protocol: 'HTTP',
+        allowedRoutes: { namespaces: { from: 'Selector', selector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['llm-d-m1', 'apps'] }] } } },
+      },
+    ]);
+  });
+
+  it('sets access logging explicitly, and rejects a file that contradicts the stack', () => {
+    expect(getPath(build({ accessLogging: false }).values.infra, ['gateway', 'gatewayParameters'])).toEqual({ accessLogging: false });
+    const result = build({ infra: 'gateway:\n  gatewayParameters:\n    accessLogging: false\n  listeners:\n    - {name: default, port: 80, protocol: HTTP}\n' });
+    expect(result.issues.map((i) => [i.code, i.path, i.line])).toEqual([
+      ['values.conflict', 'gateway.listeners', 4],
+      ['values.conflict', 'gateway.gatewayParameters.accessLogging', 3],
+    ]);
+    expect(result.accessLogging).toBe(true);
   });
 });

@@ -61,17 +61,25 @@ export function findUnknownKeys(file: ValuesFile | undefined, blocks: readonly S
   if (!file) return [];
   const issues: Issue[] = [];
   for (const block of blocks) {
-    const value = block.path.length === 0 ? file.values : getPath(file.values, block.path);
-    if (!isValuesMap(value)) continue;
-    for (const key of Object.keys(value)) {
-      if (!block.keys.includes(key)) {
-        issues.push(
-          file.source.issue('values.unknown-key', [...block.path, key], `${chart} does not accept this key${didYouMean(key, block.keys)}; allowed here: ${block.keys.join(', ')}`),
-        );
+    for (const { at, value } of valuesAt(file.values, block.path)) {
+      if (!isValuesMap(value)) continue;
+      for (const key of Object.keys(value)) {
+        if (!block.keys.includes(key)) {
+          issues.push(file.source.issue('values.unknown-key', [...at, key], `${chart} does not accept this key${didYouMean(key, block.keys)}; allowed here: ${block.keys.join(', ')}`));
+        }
       }
     }
   }
   return issues;
+}
+
+/** Every value at `path` (a `[]` segment visits each item of a list), with its concrete path. */
+export function valuesAt(values: unknown, path: readonly string[], at: (string | number)[] = []): { at: (string | number)[]; value: unknown }[] {
+  if (path.length === 0) return [{ at, value: values }];
+  const [head, ...rest] = path;
+  if (head === '[]') return Array.isArray(values) ? values.flatMap((item, index) => valuesAt(item, rest, [...at, index])) : [];
+  if (!isValuesMap(values) || !Object.hasOwn(values, head!)) return [];
+  return valuesAt(values[head!], rest, [...at, head!]);
 }
 
 /** The first prefix of `path` where the file holds something that is not a map (so the required value cannot sit under it). */
