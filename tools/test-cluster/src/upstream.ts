@@ -40,8 +40,8 @@ export function readUpstream(relative: string): string {
 
 /** Every non-empty YAML document of an upstream file, as plain data. */
 export function readUpstreamYaml(relative: string): unknown[] {
-  return parseAllDocuments(readUpstream(relative), { maxAliasCount: -1 })
-    .map((doc) => doc.toJS() as unknown)
+  return parseAllDocuments(readUpstream(relative))
+    .map((doc) => doc.toJS({ maxAliasCount: -1 }) as unknown)
     .filter((doc) => doc !== null && doc !== undefined);
 }
 

@@ -17,6 +17,8 @@ const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?
 /** `<registry>/<path>:<tag>` or `<registry>/<path>@sha256:<digest>`; a tag or digest is required. */
 const OCI_REF = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?\/[a-z0-9]+([._/-][a-z0-9]+)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$/;
 const RELATIVE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
+/** `<registry>[:port][/<project path>]`, e.g. `harbor.example.com/images-llm-d`. */
+const IMAGE_MIRROR = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** A Kubernetes label key (`[prefix/]name`), as used in node selectors. */
@@ -136,6 +138,14 @@ export const kserveSchema = z
       })
       .prefault({})
       .meta({ description: 'The Envoy Gateway KServe routes through (KServe expects `kserve/kserve-ingress-gateway`).' }),
+    imageMirror: z
+      .string()
+      .regex(IMAGE_MIRROR, { message: 'must be a registry with an optional project path, e.g. harbor.example.com/images-llm-d' })
+      .optional()
+      .meta({
+        description:
+          "Pull KServe's own images (vLLM, scheduler, tokenizer: those of KServe's well-known configs) from this mirror, `<registry>[/<project>]`, where `app-serving images --mirror-to` copies them. Default: the public images.",
+      }),
   })
   .meta({ description: 'KServe platform settings.' });
 
