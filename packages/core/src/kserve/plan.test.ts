@@ -5,7 +5,10 @@ import { loadStackFile, parseStackFile } from '../config/load.ts';
 import { isStackError, type Issue } from '../errors.ts';
 import { llmInferenceServiceConfigManifest, llmInferenceServiceManifest } from '../manifests/kserve.ts';
 import { planDeployment } from '../plan.ts';
-import { getPath } from '../values/merge.ts';
+import { readUpstream } from '@app-serving/test-cluster';
+import { mutuallyExclusiveRule } from '../../test/kserve-controller.ts';
+import { getPath, type Values } from '../values/merge.ts';
+import { KSERVE_REPLICAS_SCALING_RULE } from './facts.ts';
 import type { KserveModelPlan } from './plan.ts';
 
 const AFFINITY = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'nvidia.com/gpu.present', operator: 'In', values: ['true'] }] }] } } };
@@ -224,6 +227,17 @@ describe('planKserveModel against the controller and the CRD', () => {
     expect(scaled.replicas).toBe(2);
     expect(plan('').model!.spec.replicas).toBe(1);
     expect(plan('replicas: 3\n').model!.replicas).toBe(3);
+    // The CRD's own rule (its text from the upstream CRD) holds on what we would apply.
+    const crd = readUpstream('crds/kserve-v0.18.1-serving.kserve.io_llminferenceservices.yaml');
+    const rules = crd.split('\n').filter((l) => l.includes('replicas and scaling')).length;
+    expect(rules).toBe(4);
+    const ok = mutuallyExclusiveRule(KSERVE_REPLICAS_SCALING_RULE);
+    expect(crd).toContain(`rule: '${KSERVE_REPLICAS_SCALING_RULE}'`);
+    for (const spec of [scaled.spec, plan('').model!.spec, plan('prefill:\n  scaling:\n    maxReplicas: 2\n').model!.spec]) {
+      expect(ok(llmInferenceServiceManifest({ ...scaled, spec }).spec)).toBe(true);
+      if (spec.prefill) expect(ok(spec.prefill as Values)).toBe(true);
+    }
+    expect(ok({ replicas: 1, scaling: {} })).toBe(false);
   });
 
   it('rejects replicas with scaling, naming the file, the line and the key', () => {
