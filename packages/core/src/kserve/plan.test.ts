@@ -268,6 +268,16 @@ describe('planKserveModel against the controller and the CRD', () => {
     expect(plan("annotations:\n  app-serving.io/model-ref: old\n").issues.map((i) => [i.code, i.path])).toEqual([['values.conflict', 'annotations["app-serving.io/model-ref"]']]);
   });
 
+  it('co-locates the scheduler only when the model is on a claim (the stack fills it, or the overlay names one)', () => {
+    const affinity = ['router', 'scheduler', 'template', 'affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'];
+    const own = plan('model:\n  uri: pvc://weights/m\n', '', '').model!;
+    expect(getPath(own.spec, affinity)).toEqual([{ labelSelector: { matchLabels: own.podLabels }, topologyKey: 'kubernetes.io/hostname' }]);
+    expect(getPath(own.spec, ['annotations'])).toBeUndefined();
+    const hub = plan('model:\n  uri: hf://org/m\n', '', '').model!;
+    expect(getPath(hub.spec, affinity)).toBeUndefined();
+    expect(getPath(hub.spec, ['router', 'scheduler', 'template'])).toEqual({ containers: [{ name: 'main' }] });
+  });
+
   it('keeps the overlay scheduler containers and leaves a removed scheduler alone', () => {
     const own = plan('router:\n  scheduler:\n    template:\n      containers:\n        - name: main\n          args: [--v=3]\n').model!;
     expect(getPath(own.spec, ['router', 'scheduler', 'template', 'containers'])).toEqual([{ name: 'main', args: ['--v=3'] }]);

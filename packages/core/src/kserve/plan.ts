@@ -188,7 +188,10 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
       reason: "the stack's nodeSelector pins the model to these nodes",
     });
   }
-  if (storage && schedulerOn) {
+  // The model is on a claim when the stack fills one, or when the overlay points at one itself.
+  const fileUri = getPath(spec, ['model', 'uri']);
+  const claim = storage?.pvc ?? (typeof fileUri === 'string' && fileUri.startsWith('pvc://') ? fileUri.slice('pvc://'.length).split('/')[0] : undefined);
+  if (claim && schedulerOn) {
     // KServe's scheduler config carries a `tokenizer` container, and with it the controller mounts
     // the model into the scheduler pod too: for pvc:// the same claim, read-only, with a subPath
     // (kserve v0.18.1 pkg/controller/v1alpha2/llmisvc/scheduler.go, expectedSchedulerDeployment →
@@ -197,11 +200,11 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     required.push({
       path: ['router', 'scheduler', 'template', 'affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'],
       value: [{ labelSelector: { matchLabels: { ...podLabels } }, topologyKey: HOSTNAME_TOPOLOGY_KEY }],
-      reason: `KServe mounts the model's volume ${storage.pvc} into the scheduler pod as well, so it must run on the node of the model pods`,
+      reason: `KServe mounts the model's volume ${claim} into the scheduler pod as well, so it must run on the node of the model pods`,
     });
     // Scheduler pod annotations (router.scheduler.annotations) reach its pod template (scheduler.go,
     // propagateSchedulerMetadata): its tokenizer reads the new weights' tokenizer too.
-    required.push({ path: ['router', 'scheduler', 'annotations', MODEL_REF_ANNOTATION], value: sourceRef(storage), reason: 'new weights restart the scheduler, whose tokenizer reads them' });
+    if (storage) required.push({ path: ['router', 'scheduler', 'annotations', MODEL_REF_ANNOTATION], value: sourceRef(storage), reason: 'new weights restart the scheduler, whose tokenizer reads them' });
   }
   list.addAll(findConflicts(file, required));
 
@@ -219,7 +222,7 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     // `containers: null`, which deletes the scheduler's containers from the well-known config
     // (SetDefaults guards only template, worker and prefill): name `main` so they are merged instead.
     const scheduler: Values = { containers: withContainer(getPath(spec, [...st, 'containers']), 'main') };
-    if (storage && toleration) scheduler.tolerations = unionList(getPath(spec, [...st, 'tolerations']), [toleration]);
+    if (claim && toleration) scheduler.tolerations = unionList(getPath(spec, [...st, 'tolerations']), [toleration]);
     // The scheduler's own ServiceAccount gets no pull secret from us: give the pod the Secret itself.
     if (pullSecrets.length) scheduler.imagePullSecrets = unionList(getPath(spec, [...st, 'imagePullSecrets']), pullSecrets);
     lists.router = { scheduler: { template: scheduler } };
