@@ -226,7 +226,7 @@ export interface KserveNames {
   readonly namespace: string;
   /** The LLMInferenceService. */
   readonly service: string;
-  /** The LLMInferenceServiceConfig holding the scheduler and template defaults. */
+  /** The LLMInferenceServiceConfig holding the serving defaults (and mirrored KServe images). */
   readonly config: string;
   /** ServiceAccount of the model pods and the download Job; carries the HF token Secret. */
   readonly serviceAccount: string;
