@@ -120,6 +120,14 @@ describe('KServe v0.18.1 merging our objects with its well-known configs', () =>
     expect([...new Set(pulled)].sort()).toEqual(model.images.filter((i) => !i.where.startsWith('model ')).map((i) => i.image).sort());
   });
 
+  it('warns, on-prem, that they are not in Harbor, and how to fix it', () => {
+    const { plan } = deploy(ON_PREM);
+    expect(plan.warnings.filter((w) => w.message.startsWith('ghcr.io/llm-d/llm-d-cuda:v0.6.0')).map((w) => w.message)).toEqual([
+      'ghcr.io/llm-d/llm-d-cuda:v0.6.0 is pulled from ghcr.io, not from Harbor (harbor.local); an air-gapped cluster cannot reach it (Qwen2.5-0.5B-Instruct: KServe v0.18.1 kserve-config-llm-template: template.containers[main]; set kserve.imageMirror to pull it from Harbor) — mirror it with `app-serving images` and use the Harbor reference',
+    ]);
+    expect(deploy(ON_PREM, '  app-serving:kserve:\n    imageMirror: harbor.local/images-llm-d\n').plan.warnings).toEqual([]);
+  });
+
   it('pulls them from kserve.imageMirror when the stack sets it', () => {
     const { model: mirrored, workload: w, scheduler: s } = deploy(ON_PREM, '  app-serving:kserve:\n    imageMirror: harbor.local/images-llm-d\n');
     const pulled = [w, s].flatMap((pod) => byName(pod.spec.containers).map((c) => String(c.image))).sort();

@@ -265,7 +265,9 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     // The overlay's own image for this container wins over the config's (it merges last).
     if (typeof containerOf(effective, fact)?.image === 'string') continue;
     const image = mirror ? mirrorReference(fact.image, mirror) : fact.image;
-    images.push({ image, where: `KServe ${KSERVE_VERSION} ${fact.config}: ${fact.section}.${fact.list}[${fact.container}]${mirror ? ' (kserve.imageMirror)' : ''}` });
+    // On-prem without a mirror the nodes cannot pull it: the warning about it says where the fix is.
+    const note = mirror ? ' (kserve.imageMirror)' : config.cloudProvider === 'on-prem' ? '; set kserve.imageMirror to pull it from Harbor' : '';
+    images.push({ image, where: `KServe ${KSERVE_VERSION} ${fact.config}: ${fact.section}.${fact.list}[${fact.container}]${note}` });
     if (mirror) mirrored.push({ ...fact, image });
   }
   if (storage) images.push({ image: storage.image, where: `model ${storage.source.kind === 'oras' ? 'pull' : 'download'} Job ${storage.job}` });
