@@ -184,7 +184,10 @@ describe('planKserveModel problems', () => {
       annotations: { 'app-serving.io/model-ref': 'h.local/a/b:1' },
       template: {
         containers: [{ name: 'main' }],
-        tolerations: [{ key: 'gpu', operator: 'Exists' }],
+        tolerations: [
+          { key: 'a', operator: 'Exists' },
+          { key: 'gpu', operator: 'Exists' },
+        ],
         imagePullSecrets: [{ name: 'harbor-creds' }],
         affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: model.podLabels }, topologyKey: 'kubernetes.io/hostname' }] } },
       },

@@ -222,7 +222,9 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     // `containers: null`, which deletes the scheduler's containers from the well-known config
     // (SetDefaults guards only template, worker and prefill): name `main` so they are merged instead.
     const scheduler: Values = { containers: withContainer(getPath(spec, [...st, 'containers']), 'main') };
-    if (claim && toleration) scheduler.tolerations = unionList(getPath(spec, [...st, 'tolerations']), [toleration]);
+    // Beside the model pods it must tolerate what they tolerate (the stack's GPU toleration, the overlay's own).
+    const workloadTolerations = (template.tolerations as unknown[] | undefined) ?? getPath(spec, ['template', 'tolerations']);
+    if (claim && Array.isArray(workloadTolerations) && workloadTolerations.length) scheduler.tolerations = unionList(getPath(spec, [...st, 'tolerations']), workloadTolerations);
     // The scheduler's own ServiceAccount gets no pull secret from us: give the pod the Secret itself.
     if (pullSecrets.length) scheduler.imagePullSecrets = unionList(getPath(spec, [...st, 'imagePullSecrets']), pullSecrets);
     lists.router = { scheduler: { template: scheduler } };
