@@ -12,6 +12,11 @@
  * renders the ones these files use and leaves any other in place, so a test that asserts "no
  * placeholder left" notices a new one instead of guessing.
  *
+ * Our objects are `serving.kserve.io/v1alpha1`; the controller works on v1alpha2 (the storage
+ * version), which the conversion webhook fills field for field (only `model.criticality` moves into
+ * an annotation: pkg/apis/serving/v1alpha1/llm_inference_service_conversion.go), so the specs merge
+ * as written.
+ *
  * What this does not model: the order of merged list items (Kubernetes' strategic merge interleaves
  * them; compare by name), `$patch` directives, and everything outside the pod specs (route, pool).
  */
