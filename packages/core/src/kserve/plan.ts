@@ -225,7 +225,9 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     // Beside the model pods it must tolerate what they tolerate (the stack's GPU toleration, the overlay's own).
     const workloadTolerations = (template.tolerations as unknown[] | undefined) ?? getPath(spec, ['template', 'tolerations']);
     if (claim && Array.isArray(workloadTolerations) && workloadTolerations.length) scheduler.tolerations = unionList(getPath(spec, [...st, 'tolerations']), workloadTolerations);
-    // The scheduler's own ServiceAccount gets no pull secret from us: give the pod the Secret itself.
+    // KServe copies the model ServiceAccount's pull secrets to the scheduler's ServiceAccount only
+    // when it finds that account while reconciling (scheduler.go, expectedSchedulerServiceAccount;
+    // else those of the namespace's `default`): the pod's own imagePullSecrets do not depend on it.
     if (pullSecrets.length) scheduler.imagePullSecrets = unionList(getPath(spec, [...st, 'imagePullSecrets']), pullSecrets);
     lists.router = { scheduler: { template: scheduler } };
   }
