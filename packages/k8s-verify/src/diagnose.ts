@@ -128,6 +128,11 @@ function httpCause(status: number, body: string, path: string, ctx: RouteContext
     }
     return `the model server is not ready (still loading the model?) or a proxy cannot reach it${logs}`;
   }
+  if (status === 500 && ctx.kind === 'kserve' && !body.trim()) {
+    // Gateway API: a rule whose backend is invalid answers 500; Envoy Gateway without Envoy AI
+    // Gateway rejects the InferencePool backend of KServe's completions, chat and responses rules.
+    return `the Gateway answered 500 with no body: it could not resolve the InferencePool backend of KServe's route for ${path} — plain Envoy Gateway (without Envoy AI Gateway) rejects it; the ready check names the missing prerequisite (docs/deployment-flow.md#kserve-prerequisites)${logs}`;
+  }
   if (status >= 500) {
     if (/ext_?proc|external process|epp|endpoint picker|inference ?pool/i.test(body)) return `the EPP (endpoint picker) failed while routing the request: check the gaie-<slug>-epp pod logs`;
     return `the model server failed on this request: check its logs${logs}`;

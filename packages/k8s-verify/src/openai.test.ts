@@ -95,6 +95,11 @@ describe('HTTP errors are diagnosed', () => {
     expect((await checkEmbeddings({ url: down.url }, MODEL, { route: kserve })).failure?.cause).toBe(
       "KServe's route sends /v1/embeddings past the scheduler, by its catch-all rule straight to the Service k-kserve-workload-svc; no vLLM pod behind it is Ready, or it has no endpoints (kubectl logs -n llm-d-k -l app.kubernetes.io/name=k)",
     );
+    // A bodiless 500 on a pool path: the Gateway did not resolve the InferencePool backend.
+    const unresolved = await startModelServer({ routes: { 'POST /v1/chat/completions': reply(500, '') } });
+    expect((await checkChat({ url: unresolved.url }, MODEL, { route: kserve })).failure?.cause).toBe(
+      "the Gateway answered 500 with no body: it could not resolve the InferencePool backend of KServe's route for /v1/chat/completions — plain Envoy Gateway (without Envoy AI Gateway) rejects it; the ready check names the missing prerequisite (docs/deployment-flow.md#kserve-prerequisites) (kubectl logs -n llm-d-k -l app.kubernetes.io/name=k)",
+    );
     // Chat goes through the InferencePool: the EPP may be the one in trouble.
     const chat = await startModelServer({ routes: { 'POST /v1/chat/completions': reply(503, 'no healthy upstream') } });
     expect((await checkChat({ url: chat.url }, MODEL, { route: kserve })).failure?.cause).toContain('the InferencePool selects no pod, or the EPP is down');
