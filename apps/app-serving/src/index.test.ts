@@ -96,7 +96,7 @@ describe('the app-serving program', () => {
     });
     expect(service.dependencies).toEqual(expect.arrayContaining([expect.stringMatching(/KserveGateway/), expect.stringMatching(/model-pull|pull-job/)]));
     const job = run.resources.find((r) => r.type === 'kubernetes:batch/v1:Job')!;
-    expect(JSON.stringify(job.inputs)).toContain('kserve/storage-initializer:v0.18.0');
+    expect(JSON.stringify(job.inputs)).toContain('kserve/storage-initializer:v0.18.1');
     // The HF token only inside the secret hf-token Secret.
     expect(JSON.stringify(run.resources.map((r) => redactSecrets(r.inputs)))).not.toContain(SECRETS['app-serving:hfToken']);
     expect(await valueOf(run.models['qwen25-05b']!.pathPrefix!)).toBe('/llm-d-qwen25-05b/qwen25-05b');

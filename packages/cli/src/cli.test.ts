@@ -241,6 +241,15 @@ describe('images', () => {
     expect(json.commands).toContain('skopeo inspect --raw docker://harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0 >/dev/null');
   });
 
+  it("lists KServe's own images for a KServe stack, and what comes from the KServe charts", async () => {
+    const result = await cli(['images', '--stack', 'apps/app-serving/Pulumi.kserve.yaml', '--mirror-to', 'harbor.example.com/images-llm-d']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('4 images pulled by stack kserve');
+    expect(result.stdout).toContain('skopeo copy --all docker://ghcr.io/llm-d/llm-d-uds-tokenizer:v0.7.1 docker://harbor.example.com/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1');
+    expect(result.stdout).toContain("The images of KServe's controller, Envoy Gateway and Envoy AI Gateway come from their charts");
+    expect(result.stdout).not.toContain('Istio');
+  });
+
   it('rejects a malformed mirror', async () => {
     expect((await cli(['images', '--mirror-to', 'https://harbor'])).code).toBe(2);
   });

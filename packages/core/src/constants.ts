@@ -66,8 +66,11 @@ export const INFRA_MIRROR_PROJECT = 'images-infra';
 /** The Harbor project `app-serving images` mirrors model-serving images into by default. */
 export const DEFAULT_MIRROR_PROJECT = 'images-llm-d';
 
-/** The KServe release whose LLMInferenceService features app-serving uses (`router.scheduler.config.inline`, `VLLM_ADDITIONAL_ARGS`). */
-export const KSERVE_VERSION = 'v0.18.0';
+/**
+ * The KServe release whose LLMInferenceService controller and well-known configs app-serving's
+ * KServe facts are read from (`kserve/facts.ts`); `KSERVE_SUPPORTED_VERSIONS` lists the releases it supports.
+ */
+export const KSERVE_VERSION = 'v0.18.1';
 /** KServe's storage-initializer image: Python with huggingface_hub, used by the Hugging Face download Job. */
 export const HF_DOWNLOADER_IMAGE_PUBLIC = `kserve/storage-initializer:${KSERVE_VERSION}`;
 /** Controller name of Envoy Gateway's GatewayClass. */

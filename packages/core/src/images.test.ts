@@ -86,4 +86,11 @@ describe('mirrorSteps', () => {
       { image: 'harbor.local/images-llm-d/x/y:1', source: null, target: 'harbor.local/images-llm-d/x/y:1', inHarbor: true },
     ]);
   });
+
+  it("knows the upstream of KServe's images mirrored by kserve.imageMirror", () => {
+    const images = inventory([{ model: 'm', sources: [{ image: 'harbor.local/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1', where: 'KServe' }] }]);
+    expect(mirrorSteps(images, 'harbor.local/images-llm-d')).toEqual([
+      { image: 'harbor.local/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1', source: 'ghcr.io/llm-d/llm-d-uds-tokenizer:v0.7.1', target: 'harbor.local/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1', inHarbor: true },
+    ]);
+  });
 });

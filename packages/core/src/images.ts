@@ -1,5 +1,6 @@
 import { HF_DOWNLOADER_IMAGE_PUBLIC, INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
 import type { Issue } from './errors.ts';
+import { KSERVE_WELL_KNOWN_IMAGES } from './kserve/facts.ts';
 import { formatPath } from './errors.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 
@@ -155,13 +156,18 @@ export interface MirrorStep {
  * How to mirror a stack's images (`app-serving images`): model images go under `mirror`
  * (`<registry>/<project>`); app-serving's own images under `<registry>/images-infra`, where
  * on-prem plans look for them. An image the stack already names in the mirror registry is
- * expected there; for app-serving's own images its public upstream is known, for the others
+ * expected there; for app-serving's own images and KServe's (`kserve.imageMirror`) its public
+ * upstream is known, for the others
  * `source` is null (copy it from wherever the model author took it).
  */
 export function mirrorSteps(images: readonly ImageUse[], mirror: string): MirrorStep[] {
   const registry = mirror.split('/')[0]!;
   const infraMirror = `${registry}/${INFRA_MIRROR_PROJECT}`;
-  const upstreamOf = new Map(INFRA_IMAGES.map((image) => [mirrorReference(image, infraMirror), image]));
+  const upstreamOf = new Map([
+    ...INFRA_IMAGES.map((image) => [mirrorReference(image, infraMirror), image] as const),
+    // KServe's own images, as `kserve.imageMirror` names them when it is this mirror.
+    ...KSERVE_WELL_KNOWN_IMAGES.map(({ image }) => [mirrorReference(image, mirror), image] as const),
+  ]);
   return images.map(({ image }) => {
     const inHarbor = parseImage(image).registry === registry;
     if (inHarbor) return { image, source: upstreamOf.get(image) ?? null, target: image, inHarbor };

@@ -95,7 +95,17 @@ export type { ChartRefProblem } from './charts.ts';
 // The plan
 export { planDeployment, expandHome } from './plan.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
-export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_SCHEDULER_CONFIG } from './kserve/plan.ts';
+export { planKserveModel, kserveStackPlan, kserveConfigSpec } from './kserve/plan.ts';
+export {
+  KSERVE_SUPPORTED_VERSIONS,
+  KSERVE_WELL_KNOWN_IMAGES,
+  KSERVE_POOL_PATHS,
+  KSERVE_REPLICAS_SCALING_RULE,
+  kserveWellKnownConfigs,
+  type KserveWellKnownImage,
+  type KservePodSection,
+  type KserveImageRole,
+} from './kserve/facts.ts';
 export type { KserveModelPlan, KserveStackPlan } from './kserve/plan.ts';
 export { kserveSizing, parseModelSize, KSERVE_SIZING_TABLE } from './kserve/sizing.ts';
 export type { KserveSizing } from './kserve/sizing.ts';

@@ -136,6 +136,7 @@ describe('kserveNames', () => {
       serviceAccount: 'qwen-sa',
       hfTokenSecret: 'hf-token',
       workload: 'qwen-kserve',
+      workloadService: 'qwen-kserve-workload-svc',
       route: 'qwen-kserve-route',
       inferencePool: 'qwen-inference-pool',
       pathPrefix: '/llm-d-qwen/qwen',

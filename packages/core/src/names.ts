@@ -226,7 +226,7 @@ export interface KserveNames {
   readonly namespace: string;
   /** The LLMInferenceService. */
   readonly service: string;
-  /** The LLMInferenceServiceConfig holding the scheduler and template defaults. */
+  /** The LLMInferenceServiceConfig holding the serving defaults (and mirrored KServe images). */
   readonly config: string;
   /** ServiceAccount of the model pods and the download Job; carries the HF token Secret. */
   readonly serviceAccount: string;
@@ -234,6 +234,11 @@ export interface KserveNames {
   readonly hfTokenSecret: string;
   /** KServe's vLLM Deployment `<service>-kserve`. */
   readonly workload: string;
+  /**
+   * KServe's Service in front of the vLLM pods, `<service>-kserve-workload-svc`: the managed
+   * HTTPRoute's catch-all rule (every path but completions, chat and responses) goes straight to it.
+   */
+  readonly workloadService: string;
   /** KServe's managed HTTPRoute and InferencePool. */
   readonly route: string;
   readonly inferencePool: string;
@@ -254,6 +259,7 @@ export function kserveNames(slug: string, overrides: Pick<NameOverrides, 'nameSp
     serviceAccount: `${slug}-sa`,
     hfTokenSecret: 'hf-token',
     workload: `${slug}-kserve`,
+    workloadService: `${slug}-kserve-workload-svc`,
     route: `${slug}-kserve-route`,
     inferencePool: `${slug}-inference-pool`,
     pathPrefix: `/${namespace}/${slug}`,

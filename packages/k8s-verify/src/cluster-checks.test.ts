@@ -114,6 +114,60 @@ describe('ready', () => {
   });
 });
 
+describe('ready names missing KServe prerequisites', () => {
+  it('the well-known LLMInferenceServiceConfigs, when the controller cannot find them', async () => {
+    const { kube, cluster } = await world(kservePlan);
+    // As KServe v0.18.1 reports it: MarkPresetsCombinedNotReady("CombineBaseError", err) with getConfig's error.
+    kube.state.customObjects[0]!.object = {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'CombineBaseError' },
+          {
+            type: 'PresetsCombined',
+            status: 'False',
+            reason: 'CombineBaseError',
+            message: 'failed to get LLMInferenceServiceConfig "kserve-config-llm-template" from namespaces ["llm-d-kq", "kserve"]: llminferenceserviceconfigs.serving.kserve.io "kserve-config-llm-template" not found',
+          },
+        ],
+      },
+    };
+    const probe = await probeReady(cluster, kserve(kservePlan));
+    expect(probe.retryable).toBe(false);
+    expect(probe.result.failure?.cause).toBe(
+      "KServe's well-known LLMInferenceServiceConfigs are missing (kserve-config-llm-template not found in the model namespace or in kserve): install them with KServe's chart, helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version v0.18.1 -n kserve --set kserve.llmisvcConfigs.enabled=true (the chart ships them disabled); see docs/deployment-flow.md#kserve-prerequisites",
+    );
+  });
+
+  it('Envoy AI Gateway, when plain Envoy Gateway rejects the InferencePool backend', async () => {
+    const { kube, cluster } = await world(kservePlan);
+    // Envoy Gateway v1.6.3 sets ResolvedRefs False/InvalidKind; KServe relays it in HTTPRoutesReady.
+    const route =
+      'Failed to process route rule 0 backendRef 0: Group is invalid, only the core API group (specified by omitting the group field or setting it to an empty string), multicluster.x-k8s.io and gateway.envoyproxy.io are supported.';
+    kube.state.customObjects[0]!.object = {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'RouterNotReady' },
+          { type: 'RouterReady', status: 'False', reason: 'HTTPRoutesNotReady' },
+          { type: 'HTTPRoutesReady', status: 'False', reason: 'HTTPRoutesNotReady', message: `The following HTTPRoutes are not ready: [llm-d-kq/kq-kserve-route: "False" (reason "InvalidKind", message ${JSON.stringify(route)})]` },
+        ],
+      },
+    };
+    const probe = await probeReady(cluster, kserve(kservePlan));
+    expect(probe.retryable).toBe(false);
+    expect(probe.result.failure?.cause).toBe(
+      "the Gateway rejects the InferencePool backend of KServe's HTTPRoute (ResolvedRefs False, InvalidKind): plain Envoy Gateway routes only to Services; install Envoy AI Gateway v0.5.0 as its extension and enable InferencePool backends in Envoy Gateway (extensionManager.backendResources: inference.networking.k8s.io/v1 InferencePool); see docs/deployment-flow.md#kserve-prerequisites",
+    );
+  });
+
+  it('nothing, for other reasons (and keeps retrying)', async () => {
+    const { kube, cluster } = await world(kservePlan);
+    kube.state.customObjects[0]!.object = { status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'PresetsCombined', status: 'False', message: 'failed to get LLMInferenceServiceConfig "kq-config"' }] } };
+    const probe = await probeReady(cluster, kserve(kservePlan));
+    expect(probe.retryable).toBe(true);
+    expect(probe.result.failure?.cause).toContain('kubectl describe llminferenceservice');
+  });
+});
+
 describe('pulled', () => {
   it('passes when test -f finds the marker in the decode pod', async () => {
     const { kube, cluster } = await world();
@@ -154,10 +208,10 @@ describe('pulled', () => {
 });
 
 describe('address (KServe)', () => {
-  it('takes status.addresses when status.url is empty (internal Gateway)', async () => {
+  it('takes status.addresses when status.url is empty', async () => {
     const { cluster } = await world(kservePlan);
     const result = await checkKserveAddress(cluster, kserve(kservePlan));
-    expect(result).toMatchObject({ status: 'pass', message: 'http://10.96.14.7/llm-d-kq/kq (status.url empty: internal Gateway)' });
+    expect(result).toMatchObject({ status: 'pass', message: 'http://10.96.14.7/llm-d-kq/kq (from status.addresses: status.url is empty)' });
     expect(result.data).toEqual({ url: 'http://10.96.14.7/llm-d-kq/kq', source: 'status.addresses', addresses: ['http://10.96.14.7/llm-d-kq/kq'] });
   });
 

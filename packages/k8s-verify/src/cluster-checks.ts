@@ -190,17 +190,54 @@ async function kserveReadiness(cluster: Cluster, model: KserveModelPlan, state: 
       state.parts.push('LLMInferenceService Ready');
     } else {
       const failing = conditions.filter((c) => c.type !== 'Ready' && c.status !== 'True').map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message.slice(0, 100)}` : ''})` : ''}`);
-      state.problem(
-        `LLMInferenceService Ready=${ready?.status ?? 'unknown'}${ready?.reason ? ` (${ready.reason})` : ''}${failing.length ? `; not ready: ${failing.join(', ')}` : ''}`,
-        'retry',
-        'kubectl describe llminferenceservice: its conditions name the child (workload, router, scheduler) that is not ready',
-      );
+      const text = `LLMInferenceService Ready=${ready?.status ?? 'unknown'}${ready?.reason ? ` (${ready.reason})` : ''}${failing.length ? `; not ready: ${failing.join(', ')}` : ''}`;
+      const missing = kserveMissingPrerequisites(conditions);
+      // A missing prerequisite does not come by waiting: say which, and stop retrying.
+      for (const cause of missing) state.problem(text, 'final', cause);
+      if (missing.length === 0) state.problem(text, 'retry', 'kubectl describe llminferenceservice: its conditions name the child (workload, router, scheduler) that is not ready');
     }
   }
   podGroup(state, 'workload', pods, model.replicas, `selector ${labelSelector(model.podLabels)}`);
 }
 
-interface Condition {
+/** Where the KServe prerequisites are written up. */
+const KSERVE_PREREQUISITES_DOC = 'docs/deployment-flow.md#kserve-prerequisites';
+
+/**
+ * The KServe prerequisites a not-ready LLMInferenceService's conditions show missing:
+ *
+ * - `PresetsCombined` False because a well-known config `kserve-config-llm-*` is not found: the
+ *   controller merges every model with them (kserve v0.18.1 pkg/controller/v1alpha2/llmisvc/
+ *   config_merge.go, getConfig: "failed to get LLMInferenceServiceConfig …"), and KServe's chart
+ *   `kserve-runtime-configs` installs them only with `kserve.llmisvcConfigs.enabled=true`.
+ * - `HTTPRoutesReady` False because the Gateway did not resolve the route's InferencePool backend:
+ *   plain Envoy Gateway accepts only Service, ServiceImport and its Backend (envoyproxy/gateway
+ *   v1.6.3 internal/gatewayapi/validate.go: ResolvedRefs False, reason InvalidKind, "Group is
+ *   invalid" / "Kind is invalid"); KServe relays the route's condition in its message (router.go,
+ *   EvaluateHTTPRouteConditions). Envoy AI Gateway, installed as Envoy Gateway's extension with
+ *   InferencePool as a backend resource, makes it routable.
+ */
+export function kserveMissingPrerequisites(conditions: readonly Condition[]): string[] {
+  const out: string[] = [];
+  const failed = (type: string) => conditions.find((c) => c.type === type && c.status === 'False');
+  const presets = failed('PresetsCombined');
+  const config = presets?.message ? /LLMInferenceServiceConfig \\?"?(kserve-config-llm-[a-z0-9-]+)/.exec(presets.message) : null;
+  if (config) {
+    out.push(
+      `KServe's well-known LLMInferenceServiceConfigs are missing (${config[1]} not found in the model namespace or in kserve): install them with KServe's chart, helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version v0.18.1 -n kserve --set kserve.llmisvcConfigs.enabled=true (the chart ships them disabled); see ${KSERVE_PREREQUISITES_DOC}`,
+    );
+  }
+  const routes = failed('HTTPRoutesReady');
+  if (routes?.message && /InvalidKind|Group is invalid|Kind is invalid/.test(routes.message)) {
+    out.push(
+      `the Gateway rejects the InferencePool backend of KServe's HTTPRoute (ResolvedRefs False, InvalidKind): plain Envoy Gateway routes only to Services; install Envoy AI Gateway v0.5.0 as its extension and enable InferencePool backends in Envoy Gateway (extensionManager.backendResources: inference.networking.k8s.io/v1 InferencePool); see ${KSERVE_PREREQUISITES_DOC}`,
+    );
+  }
+  return out;
+}
+
+/** A status condition. */
+export interface Condition {
   readonly type: string;
   readonly status: string;
   readonly reason: string | null;
@@ -338,9 +375,11 @@ export interface KserveAddress {
 }
 
 /**
- * `address` (KServe): the URL from the LLMInferenceService status: `status.url` when KServe set it
- * (an external address), else the first `status.addresses[].url` (behind an internal Gateway
- * `status.url` stays empty). The path should be the plan's `/<namespace>/<name>` prefix.
+ * `address` (KServe): the URL from the LLMInferenceService status: `status.url`, else the first
+ * `status.addresses[].url`. Since v0.18 KServe sets `status.url` to an external address, or else to
+ * the first discovered one, cluster-internal included (kserve v0.18.1
+ * pkg/controller/v1alpha2/llmisvc/router.go, updateRoutingStatus); the fallback serves a status
+ * written otherwise. The path should be the plan's `/<namespace>/<name>` prefix.
  */
 export async function checkKserveAddress(cluster: Cluster, model: KserveModelPlan, options: ClusterCheckOptions = {}): Promise<CheckResult> {
   return (await probeKserveAddress(cluster, model, options)).result;
@@ -393,7 +432,7 @@ export async function probeKserveAddress(cluster: Cluster, model: KserveModelPla
       retryable = false;
       return checkResult('address', 'fail', `not a URL: ${address.url}`, { data, failure: { expected, got: `"${address.url}"`, cause: null, httpStatus: null, body: null } });
     }
-    const note = address.source === 'status.addresses' ? ' (status.url empty: internal Gateway)' : '';
+    const note = address.source === 'status.addresses' ? ' (from status.addresses: status.url is empty)' : '';
     const prefixNote = path === model.pathPrefix ? '' : `; path ${path || '/'} differs from the planned ${model.pathPrefix}`;
     return checkResult('address', 'pass', `${address.url}${note}${prefixNote}`, { data });
   });

@@ -1,3 +1,4 @@
+import { KSERVE_POOL_PATHS } from '@app-serving/core';
 import { formatMs } from './clock.ts';
 import { snippet, type RequestError } from './http.ts';
 import type { Failure } from './types.ts';
@@ -15,6 +16,12 @@ export interface RouteContext {
   readonly route?: string | null;
   /** KServe: `/<namespace>/<name>`. */
   readonly pathPrefix?: string | null;
+  /**
+   * KServe: the Service `<name>-kserve-workload-svc` in front of the vLLM pods, where the managed
+   * route sends every path but completions, chat and responses (those go through the InferencePool
+   * and its EPP).
+   */
+  readonly workloadService?: string | null;
   /** Where to read logs, e.g. `kubectl logs -n llm-d-sim deploy/ms-sim-llm-d-modelservice-decode`. */
   readonly logs?: string | null;
   /** Where the request went, e.g. `127.0.0.1:41235 (port-forward …)`. */
@@ -70,14 +77,26 @@ export function errorMessageOf(body: string): string {
   return body.trim();
 }
 
+/** KServe: whether the managed route sends `path` through the InferencePool (and so its EPP), or past it. */
+function kserveViaPool(path: string): boolean {
+  const api = path.split('?')[0]!.replace(/\/+$/, '');
+  return KSERVE_POOL_PATHS.some((p) => api.endsWith(p));
+}
+
 function httpCause(status: number, body: string, path: string, ctx: RouteContext): string | null {
   const message = errorMessageOf(body);
   const logs = ctx.logs ? ` (${ctx.logs})` : '';
-  if (status === 400 && EPP_EMBEDDINGS_REJECTION.test(body)) {
+  // KServe's route takes every path but completions, chat and responses by its catch-all rule
+  // straight to the workload Service: no EPP on the way.
+  const pastEpp = ctx.kind === 'kserve' && !kserveViaPool(path);
+  const workload = `the Service ${ctx.workloadService ?? '<name>-kserve-workload-svc'}`;
+  if (status === 400 && EPP_EMBEDDINGS_REJECTION.test(body) && !pastEpp) {
     if (!path.endsWith('/embeddings')) return 'the EPP (InferencePool endpoint picker) rejected the request body as not a chat/completions request';
-    return ctx.kind === 'kserve'
-      ? "the endpoint picker of KServe's scheduler parses every body as chat or completions (as GAIE before v1.5 does) and rejects /v1/embeddings with this 400: this KServe embedder needs a scheduler that accepts embeddings"
-      : 'the EPP of GAIE v1.2 (the InferencePool behind the Gateway) parses every body as chat or completions and rejects /v1/embeddings with this 400; call embedding models through their ms-<slug>-embeddings Service on port 8200, not the Gateway';
+    return 'the EPP of GAIE v1.2 (the InferencePool behind the Gateway) parses every body as chat or completions and rejects /v1/embeddings with this 400; call embedding models through their ms-<slug>-embeddings Service on port 8200, not the Gateway';
+  }
+  if (pastEpp && status >= 400 && status !== 404) {
+    const answer = status === 503 || status === 502 ? `no vLLM pod behind it is Ready, or it has no endpoints` : `vLLM itself answered: ${message.slice(0, 160) || 'no reason given'}`;
+    return `KServe's route sends ${path} past the scheduler, by its catch-all rule straight to ${workload}; ${answer}${path.endsWith('/embeddings') && status === 400 ? ' (is the model served as an embedding model?)' : ''}${logs}`;
   }
   if (status === 401 || status === 403) {
     return ctx.kind === 'direct'
@@ -108,6 +127,11 @@ function httpCause(status: number, body: string, path: string, ctx: RouteContext
       return `the Gateway has no healthy backend: the model pods are not Ready, the InferencePool selects no pod, or the EPP is down (see the ready check)${logs}`;
     }
     return `the model server is not ready (still loading the model?) or a proxy cannot reach it${logs}`;
+  }
+  if (status === 500 && ctx.kind === 'kserve' && !body.trim()) {
+    // Gateway API: a rule whose backend is invalid answers 500; Envoy Gateway without Envoy AI
+    // Gateway rejects the InferencePool backend of KServe's completions, chat and responses rules.
+    return `the Gateway answered 500 with no body: it could not resolve the InferencePool backend of KServe's route for ${path} — plain Envoy Gateway (without Envoy AI Gateway) rejects it; the ready check names the missing prerequisite (docs/deployment-flow.md#kserve-prerequisites)${logs}`;
   }
   if (status >= 500) {
     if (/ext_?proc|external process|epp|endpoint picker|inference ?pool/i.test(body)) return `the EPP (endpoint picker) failed while routing the request: check the gaie-<slug>-epp pod logs`;

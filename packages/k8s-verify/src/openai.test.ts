@@ -80,6 +80,31 @@ describe('HTTP errors are diagnosed', () => {
     expect(result.failure?.cause).toContain('ms-<slug>-embeddings Service on port 8200');
   });
 
+  it('KServe: a failing /v1/embeddings is blamed on vLLM behind the workload Service, not on the EPP', async () => {
+    // KServe v0.18.1 config-llm-router-route.yaml: only completions, chat and responses go to the
+    // InferencePool; /v1/embeddings takes the catch-all rule to <name>-kserve-workload-svc.
+    const kserve = { kind: 'kserve', pathPrefix: '/llm-d-k/k', workloadService: 'k-kserve-workload-svc', logs: 'kubectl logs -n llm-d-k -l app.kubernetes.io/name=k' } as const;
+    const server = await startModelServer({
+      routes: { 'POST /v1/embeddings': reply(400, { error: { message: 'invalid chat-completions request: chat-completions request must have at least one message', code: 400 } }) },
+    });
+    const result = await checkEmbeddings({ url: server.url }, MODEL, { route: kserve });
+    expect(result.failure?.cause).toBe(
+      "KServe's route sends /v1/embeddings past the scheduler, by its catch-all rule straight to the Service k-kserve-workload-svc; vLLM itself answered: invalid chat-completions request: chat-completions request must have at least one message (is the model served as an embedding model?) (kubectl logs -n llm-d-k -l app.kubernetes.io/name=k)",
+    );
+    const down = await startModelServer({ routes: { 'POST /v1/embeddings': reply(503, 'no healthy upstream') } });
+    expect((await checkEmbeddings({ url: down.url }, MODEL, { route: kserve })).failure?.cause).toBe(
+      "KServe's route sends /v1/embeddings past the scheduler, by its catch-all rule straight to the Service k-kserve-workload-svc; no vLLM pod behind it is Ready, or it has no endpoints (kubectl logs -n llm-d-k -l app.kubernetes.io/name=k)",
+    );
+    // A bodiless 500 on a pool path: the Gateway did not resolve the InferencePool backend.
+    const unresolved = await startModelServer({ routes: { 'POST /v1/chat/completions': reply(500, '') } });
+    expect((await checkChat({ url: unresolved.url }, MODEL, { route: kserve })).failure?.cause).toBe(
+      "the Gateway answered 500 with no body: it could not resolve the InferencePool backend of KServe's route for /v1/chat/completions — plain Envoy Gateway (without Envoy AI Gateway) rejects it; the ready check names the missing prerequisite (docs/deployment-flow.md#kserve-prerequisites) (kubectl logs -n llm-d-k -l app.kubernetes.io/name=k)",
+    );
+    // Chat goes through the InferencePool: the EPP may be the one in trouble.
+    const chat = await startModelServer({ routes: { 'POST /v1/chat/completions': reply(503, 'no healthy upstream') } });
+    expect((await checkChat({ url: chat.url }, MODEL, { route: kserve })).failure?.cause).toContain('the InferencePool selects no pod, or the EPP is down');
+  });
+
   it('404 through the Gateway points at the HTTPRoute', async () => {
     const server = await startModelServer({ routes: { 'POST /v1/chat/completions': reply(404, '') } });
     const result = await checkChat({ url: server.url }, MODEL, { route: gatewayRoute });

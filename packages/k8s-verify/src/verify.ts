@@ -422,7 +422,12 @@ async function gatewayEndpoint(model: LlmdModelPlan, run: Run): Promise<Endpoint
 
 function routeHint(model: ModelPlan, run: Run): RouteHint {
   if (model.platform === 'kserve') {
-    return { kind: run.baseUrl ? 'direct' : 'kserve', pathPrefix: model.pathPrefix, logs: `kubectl logs -n ${model.namespace} -l ${labelSelector(model.podLabels)}` };
+    return {
+      kind: run.baseUrl ? 'direct' : 'kserve',
+      pathPrefix: model.pathPrefix,
+      workloadService: model.workloadService,
+      logs: `kubectl logs -n ${model.namespace} -l ${labelSelector(model.podLabels)}`,
+    };
   }
   const logs = `kubectl logs -n ${model.namespace} deploy/${model.modelServer.decodeDeployment}`;
   if (run.baseUrl) return { kind: 'direct', logs };

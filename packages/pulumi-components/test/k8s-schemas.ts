@@ -115,45 +115,36 @@ const template = z.looseObject({
 
 /**
  * The LLMInferenceService fields app-serving sets (serving.kserve.io/v1alpha1, KServe v0.18):
- * `model.{uri,name}`, `replicas`, `template` (serviceAccountName, containers, tolerations,
- * imagePullSecrets, affinity), `router.{gateway.refs, route, scheduler}`, `baseRefs`.
- * @see https://github.com/kserve/kserve/blob/master/pkg/apis/serving/v1alpha1/llm_inference_service_types.go
+ * `model.{uri,name}`, `replicas`, `annotations`, `template` (serviceAccountName, containers,
+ * tolerations, imagePullSecrets, affinity), `router.{gateway.refs, route, scheduler.{template,
+ * annotations}}`, `baseRefs`.
+ * @see https://github.com/kserve/kserve/blob/v0.18.1/pkg/apis/serving/v1alpha1/llm_inference_service_types.go
  */
 export const llmInferenceServiceSchema = z.strictObject({
   apiVersion: z.literal('serving.kserve.io/v1alpha1'),
   kind: z.literal('LLMInferenceService'),
   metadata,
   spec: z.looseObject({
-    model: z.looseObject({ uri: z.string().regex(/^(hf|pvc|oci|s3|gs|https?):\/\/./), name: z.string().min(1).optional() }),
+    model: z.looseObject({ uri: z.string().regex(/^(hf|pvc|oci|s3):\/\/./), name: z.string().min(1).optional() }),
     replicas: z.number().int().min(0).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
     template: template.optional(),
     router: z.looseObject({
       gateway: z.strictObject({ refs: z.array(z.strictObject({ name, namespace: z.string().regex(DNS_LABEL) })).min(1) }).optional(),
       route: z.looseObject({}).optional(),
-      scheduler: z.looseObject({}).optional(),
+      scheduler: z.looseObject({ template: template.optional(), annotations: z.record(z.string(), z.string()).optional() }).optional(),
     }),
     baseRefs: z.array(z.strictObject({ name })).optional(),
   }),
 });
 
-/** The LLMInferenceServiceConfig fields app-serving sets: the scheduler's inline EndpointPickerConfig and container env. */
+/** The LLMInferenceServiceConfig fields app-serving sets: container env, and images (with `kserve.imageMirror`). */
 export const llmInferenceServiceConfigSchema = z.strictObject({
   apiVersion: z.literal('serving.kserve.io/v1alpha1'),
   kind: z.literal('LLMInferenceServiceConfig'),
   metadata,
   spec: z.strictObject({
-    router: z.strictObject({
-      scheduler: z.strictObject({
-        config: z.strictObject({
-          inline: z.strictObject({
-            apiVersion: z.literal('inference.networking.x-k8s.io/v1alpha1'),
-            kind: z.literal('EndpointPickerConfig'),
-            plugins: z.array(z.strictObject({ type: z.string().min(1), name: z.string().optional() })).min(1),
-            schedulingProfiles: z.array(z.strictObject({ name: z.string().min(1), plugins: z.array(z.strictObject({ pluginRef: z.string().min(1), weight: z.number().optional() })).min(1) })).min(1),
-          }),
-        }),
-      }),
-    }),
+    router: z.strictObject({ scheduler: z.strictObject({ template }) }).optional(),
     template: template.optional(),
   }),
 });

@@ -40,7 +40,12 @@ export default async function images({ options, output }: { options: ImagesOptio
     for (const { model, where } of use.uses) output.out(c.dim(`      ${model}: ${where}`));
   }
   output.out('');
-  output.out(c.dim('  The Istio gateway proxy image comes from your Istio installation, not from this stack: mirror it with Istio.'));
+  if (plan.models.some((m) => m.platform === 'llm-d')) {
+    output.out(c.dim('  The Istio gateway proxy image comes from your Istio installation, not from this stack: mirror it with Istio.'));
+  }
+  if (plan.models.some((m) => m.platform === 'kserve')) {
+    output.out(c.dim("  The images of KServe's controller, Envoy Gateway and Envoy AI Gateway come from their charts, not from this stack: mirror them with those charts."));
+  }
   if (!mirror) {
     output.out(c.dim('  To mirror them into Harbor, pass --mirror-to <registry>/<project>.'));
     return EXIT.ok;

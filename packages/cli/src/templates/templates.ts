@@ -166,7 +166,7 @@ prefill:
 function kserveVllm(input: TemplateInput): string {
   const sizing = input.sizing ?? kserveSizing(7);
   const tp = sizing.gpus > 1 ? ` --tensor-parallel-size ${sizing.gpus}` : '';
-  return `# LLMInferenceService spec overlay (serving.kserve.io/v1alpha1, KServe >= v0.18) for ${input.modelId}.
+  return `# LLMInferenceService spec overlay (serving.kserve.io/v1alpha1, KServe v0.18.0 or v0.18.1) for ${input.modelId}.
 # Sizing: ${sizing.gpus} GPU${sizing.gpus > 1 ? 's' : ''}, ${sizing.memoryRequest}–${sizing.memoryLimit} memory (app-serving's table by model size; adjust to your model).
 # app-serving adds model.uri, the Gateway, the ServiceAccount, placement, pull secrets and baseRefs.
 model:

@@ -20,6 +20,8 @@ const OCI_REF = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?\/[a-z0-9]+([._/-]
 const RELATIVE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 /** A duration such as `30m`, `1h30m`, `900s` (hours, minutes, seconds; at least one). */
 const DURATION = /^(?=\d)(\d+h)?(\d+m)?(\d+s)?$/;
+/** `<registry>[:port][/<project path>]`, e.g. `harbor.example.com/images-llm-d`. */
+const IMAGE_MIRROR = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** A Kubernetes label key (`[prefix/]name`), as used in node selectors. */
@@ -175,6 +177,14 @@ export const kserveSchema = z
       })
       .prefault({})
       .meta({ description: 'The Envoy Gateway KServe routes through (KServe expects `kserve/kserve-ingress-gateway`).' }),
+    imageMirror: z
+      .string()
+      .regex(IMAGE_MIRROR, { message: 'must be a registry with an optional project path, e.g. harbor.example.com/images-llm-d' })
+      .optional()
+      .meta({
+        description:
+          "Pull KServe's own images (vLLM, scheduler, tokenizer: those of KServe's well-known configs) from this mirror, `<registry>[/<project>]`, where `app-serving images --mirror-to` copies them. Default: the public images.",
+      }),
   })
   .meta({ description: 'KServe platform settings.' });
 

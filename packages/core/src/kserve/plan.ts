@@ -10,15 +10,18 @@ import {
   type Category,
 } from '../constants.ts';
 import type { StackConfig } from '../config/load.ts';
-import type { DiscoveredModel } from '../discovery.ts';
-import type { IssueList } from '../errors.ts';
+import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
+import type { Issue, IssueList } from '../errors.ts';
+import { formatPath } from '../errors.ts';
 import { mirrorReference, type ImageSource } from '../images.ts';
 import { dnsLabelProblem, kserveNames } from '../names.ts';
-import { storagePlan, type StoragePlan } from '../storage.ts';
+import { sourceRef, storagePlan, type StoragePlan } from '../storage.ts';
+import { MODEL_REF_ANNOTATION } from '../values/llmd.ts';
 import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '../values/merge.ts';
 import { findConflicts, findTypeProblems, findUnknownKeys, requirementValues, show, unionList, type Requirement, type TypeCheck } from '../values/requirements.ts';
 import { nodeAffinityFor, type Toleration } from '../values/scheduling.ts';
 import type { StrictBlock } from '../values/chart-facts.ts';
+import { HOSTNAME_TOPOLOGY_KEY, KSERVE_VERSION, KSERVE_WELL_KNOWN_IMAGES, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
 
 /** Stack-wide KServe objects: the Envoy Gateway KServe attaches its routes to. */
 export interface KserveStackPlan {
@@ -51,6 +54,8 @@ export interface KserveModelPlan {
   /** The Secret with the Hugging Face token, when the stack has one. */
   readonly hfTokenSecret: string | null;
   readonly workload: string;
+  /** KServe's Service `<service>-kserve-workload-svc`, where the route's catch-all rule goes (not through the EPP). */
+  readonly workloadService: string;
   readonly route: string;
   readonly inferencePool: string;
   /** Clients call `<gateway address><pathPrefix>/v1/...`. */
@@ -60,6 +65,7 @@ export interface KserveModelPlan {
   readonly podLabels: Readonly<Record<string, string>>;
   readonly servedModelName: string;
   readonly port: number;
+  /** Ready workload pods to expect: `replicas`, or `scaling.minReplicas` (1 when unset) for an autoscaled model. */
   readonly replicas: number;
   readonly storage: StoragePlan | null;
   readonly nodeSelector: Readonly<Record<string, string>>;
@@ -67,23 +73,12 @@ export interface KserveModelPlan {
   readonly pullSecret: string | null;
   /** The LLMInferenceService spec: the model's overlay merged with the programmatic values. */
   readonly spec: Values;
-  /** The LLMInferenceServiceConfig spec (scheduler and template defaults). */
+  /** The LLMInferenceServiceConfig spec: serving defaults, and KServe's images from `kserve.imageMirror` when set. */
   readonly configSpec: Values;
+  /** KServe's well-known LLMInferenceServiceConfigs the controller merges under this model, in its order. */
+  readonly wellKnownConfigs: readonly string[];
   readonly images: readonly ImageSource[];
 }
-
-/** The EndpointPickerConfig of every KServe model: queue depth and prefix-cache scoring. */
-export const KSERVE_SCHEDULER_CONFIG = {
-  apiVersion: 'inference.networking.x-k8s.io/v1alpha1',
-  kind: 'EndpointPickerConfig',
-  plugins: [{ type: 'single-profile-handler' }, { type: 'queue-scorer' }, { type: 'prefix-cache-scorer' }, { type: 'max-score-picker' }],
-  schedulingProfiles: [
-    {
-      name: 'default',
-      plugins: [{ pluginRef: 'queue-scorer', weight: 2 }, { pluginRef: 'prefix-cache-scorer', weight: 3 }, { pluginRef: 'max-score-picker' }],
-    },
-  ],
-} as const;
 
 /** Keys of the LLMInferenceService spec (v1alpha1, KServe v0.18) the overlay may set. */
 export const KSERVE_STRICT: readonly StrictBlock[] = [
@@ -154,9 +149,23 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
   const affinity = nodeAffinityFor(entry.nodeSelector);
   const pullSecrets = harbor ? [{ name: harbor.pullSecret }] : [];
   const spec = file.values;
+  const podLabels = {
+    'app.kubernetes.io/name': names.service,
+    'app.kubernetes.io/part-of': 'llminferenceservice',
+    'kserve.io/component': 'workload',
+  };
 
   list.addAll(findUnknownKeys(file, KSERVE_STRICT, 'LLMInferenceService (serving.kserve.io/v1alpha1)'));
   list.addAll(findTypeProblems(file, KSERVE_TYPES));
+  list.addAll(replicasWithScaling(file));
+
+  const defaults: Values = { router: { route: {}, scheduler: {} } };
+  // The CRD rejects replicas together with scaling (KSERVE_REPLICAS_SCALING_RULE in facts.ts): default it only without scaling.
+  if (!isSet(getPath(spec, ['scaling']))) defaults.replicas = 1;
+  if (storage) defaults.model = { name: servedNameOf(storage) };
+  // The scheduler (EPP) runs unless the overlay removes it (`router.scheduler: null`) or points at its own pool.
+  const schedulerOn = hasScheduler(effectiveValues(mergeAll(defaults, spec)));
+
   const required: Requirement[] = [
     {
       path: ['router', 'gateway', 'refs'],
@@ -167,6 +176,10 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
   ];
   if (storage) {
     required.push({ path: ['model', 'uri'], value: `pvc://${storage.pvc}/${storage.modelUri}`, reason: `modelSource puts the weights on the PVC ${storage.pvc}` });
+    // spec.annotations are copied onto the workload pod template (kserve v0.18.1
+    // pkg/controller/v1alpha2/llmisvc/workload_single_node.go, propagateDeploymentMetadata):
+    // new weights change the annotation, so the pods roll onto them.
+    required.push({ path: ['annotations', MODEL_REF_ANNOTATION], value: sourceRef(storage), reason: 'new weights roll the model pods' });
   }
   if (affinity) {
     required.push({
@@ -175,10 +188,26 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
       reason: "the stack's nodeSelector pins the model to these nodes",
     });
   }
+  // The model is on a claim when the stack fills one, or when the overlay points at one itself.
+  const fileUri = getPath(spec, ['model', 'uri']);
+  const claim = storage?.pvc ?? (typeof fileUri === 'string' && fileUri.startsWith('pvc://') ? fileUri.slice('pvc://'.length).split('/')[0] : undefined);
+  if (claim && schedulerOn) {
+    // KServe's scheduler config carries a `tokenizer` container, and with it the controller mounts
+    // the model into the scheduler pod too: for pvc:// the same claim, read-only, with a subPath
+    // (kserve v0.18.1 pkg/controller/v1alpha2/llmisvc/scheduler.go, expectedSchedulerDeployment →
+    // attachModelArtifacts). The claim is ReadWriteOnce, so the scheduler must run on the
+    // workload's node, or it never starts ("Multi-Attach").
+    required.push({
+      path: ['router', 'scheduler', 'template', 'affinity', 'podAffinity', 'requiredDuringSchedulingIgnoredDuringExecution'],
+      value: [{ labelSelector: { matchLabels: { ...podLabels } }, topologyKey: HOSTNAME_TOPOLOGY_KEY }],
+      reason: `KServe mounts the model's volume ${claim} into the scheduler pod as well, so it must run on the node of the model pods`,
+    });
+    // Scheduler pod annotations (router.scheduler.annotations) reach its pod template (scheduler.go,
+    // propagateSchedulerMetadata): its tokenizer reads the new weights' tokenizer too.
+    if (storage) required.push({ path: ['router', 'scheduler', 'annotations', MODEL_REF_ANNOTATION], value: sourceRef(storage), reason: 'new weights restart the scheduler, whose tokenizer reads them' });
+  }
   list.addAll(findConflicts(file, required));
 
-  const defaults: Values = { replicas: 1, router: { route: {}, scheduler: {} } };
-  if (storage) defaults.model = { name: servedNameOf(storage) };
   const lists: Values = {
     baseRefs: unionList(getPath(spec, ['baseRefs']), [{ name: names.config }]),
   };
@@ -186,27 +215,64 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
   if (toleration) template.tolerations = unionList(getPath(spec, ['template', 'tolerations']), [toleration]);
   if (pullSecrets.length) template.imagePullSecrets = unionList(getPath(spec, ['template', 'imagePullSecrets']), pullSecrets);
   if (Object.keys(template).length) lists.template = template;
+  if (schedulerOn) {
+    const st = ['router', 'scheduler', 'template'];
+    // KServe merges an LLMInferenceService over its configs with a strategic merge patch of the Go
+    // structs (config_merge.go, mergeSpecs). A scheduler template without `containers` marshals as
+    // `containers: null`, which deletes the scheduler's containers from the well-known config
+    // (SetDefaults guards only template, worker and prefill): name `main` so they are merged instead.
+    const scheduler: Values = { containers: withContainer(getPath(spec, [...st, 'containers']), 'main') };
+    // Beside the model pods it must tolerate what they tolerate (the stack's GPU toleration, the overlay's own).
+    const workloadTolerations = (template.tolerations as unknown[] | undefined) ?? getPath(spec, ['template', 'tolerations']);
+    if (claim && Array.isArray(workloadTolerations) && workloadTolerations.length) scheduler.tolerations = unionList(getPath(spec, [...st, 'tolerations']), workloadTolerations);
+    // KServe copies the model ServiceAccount's pull secrets to the scheduler's ServiceAccount only
+    // when it finds that account while reconciling (scheduler.go, expectedSchedulerServiceAccount;
+    // else those of the namespace's `default`): the pod's own imagePullSecrets do not depend on it.
+    if (pullSecrets.length) scheduler.imagePullSecrets = unionList(getPath(spec, [...st, 'imagePullSecrets']), pullSecrets);
+    lists.router = { scheduler: { template: scheduler } };
+  }
   const merged = mergeAll(defaults, spec, requirementValues(required), lists);
   const effective = effectiveValues(merged);
 
   const uri = getPath(effective, ['model', 'uri']);
-  if (typeof uri !== 'string' || !/^(hf|pvc|oci|s3|gs|https?):\/\/./.test(uri)) {
+  // The controller accepts pvc://, oci://, hf:// and s3:// only ("unsupported schema in model URI":
+  // kserve v0.18.1 pkg/controller/v1alpha2/llmisvc/workload_storage.go, attachModelArtifacts).
+  if (typeof uri !== 'string' || !/^(hf|pvc|oci|s3):\/\/./.test(uri)) {
     list.add(
       uri === undefined
         ? config.locate('config.missing-key', [...at, 'modelSource'], `${model.folder}: a kserve model needs modelSource in the stack, or model.uri in ${file.file}`)
-        : file.source.issue('values.invalid', ['model', 'uri'], `must be a model URI (hf://, pvc://, oci://, s3://), not ${show(uri)}`),
+        : file.source.issue('values.invalid', ['model', 'uri'], `must be a model URI KServe accepts (hf://, pvc://, oci://, s3://), not ${show(uri)}`),
     );
   }
   if (list.size > before) return undefined;
 
   const servedModelName = String(getPath(effective, ['model', 'name']) ?? slug);
-  const replicas = Number.isInteger(getPath(effective, ['replicas'])) ? (getPath(effective, ['replicas']) as number) : 1;
+  const scaling = getPath(effective, ['scaling']);
+  const count = isValuesMap(scaling) ? getPath(scaling, ['minReplicas']) : getPath(effective, ['replicas']);
+  const replicas = Number.isInteger(count) ? (count as number) : 1;
+
+  const wellKnownConfigs = kserveWellKnownConfigs(effective);
+  const mirror = config.kserve?.imageMirror;
   const images: ImageSource[] = [];
-  const containers = getPath(effective, ['template', 'containers']);
-  if (Array.isArray(containers)) {
-    containers.forEach((c, i) => {
-      if (isValuesMap(c) && typeof c.image === 'string') images.push({ image: c.image, where: `${file.file}: template.containers[${i}].image` });
-    });
+  const mirrored: KserveWellKnownImage[] = [];
+  for (const section of POD_SECTIONS) {
+    for (const kind of ['containers', 'initContainers'] as const) {
+      const items = getPath(effective, [...section.split('.'), kind]);
+      if (!Array.isArray(items)) continue;
+      items.forEach((c, i) => {
+        if (isValuesMap(c) && typeof c.image === 'string') images.push({ image: c.image, where: `${file.file}: ${section}.${kind}[${i}].image` });
+      });
+    }
+  }
+  for (const fact of KSERVE_WELL_KNOWN_IMAGES) {
+    if (!wellKnownConfigs.includes(fact.config)) continue;
+    // The overlay's own image for this container wins over the config's (it merges last).
+    if (typeof containerOf(effective, fact)?.image === 'string') continue;
+    const image = mirror ? mirrorReference(fact.image, mirror) : fact.image;
+    // On-prem without a mirror the nodes cannot pull it: the warning about it says where the fix is.
+    const note = mirror ? ' (kserve.imageMirror)' : config.cloudProvider === 'on-prem' ? '; set kserve.imageMirror to pull it from Harbor' : '';
+    images.push({ image, where: `KServe ${KSERVE_VERSION} ${fact.config}: ${fact.section}.${fact.list}[${fact.container}]${note}` });
+    if (mirror) mirrored.push({ ...fact, image });
   }
   if (storage) images.push({ image: storage.image, where: `model ${storage.source.kind === 'oras' ? 'pull' : 'download'} Job ${storage.job}` });
   return {
@@ -221,15 +287,12 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     serviceAccount: names.serviceAccount,
     hfTokenSecret: config.hfToken ? names.hfTokenSecret : null,
     workload: names.workload,
+    workloadService: names.workloadService,
     route: names.route,
     inferencePool: names.inferencePool,
     pathPrefix: names.pathPrefix,
     gateway: { name: stack.gateway.name, namespace: stack.gateway.namespace },
-    podLabels: {
-      'app.kubernetes.io/name': names.service,
-      'app.kubernetes.io/part-of': 'llminferenceservice',
-      'kserve.io/component': 'workload',
-    },
+    podLabels,
     servedModelName,
     port: KSERVE_VLLM_PORT,
     replicas,
@@ -238,15 +301,23 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     tolerations: toleration ? [toleration] : [],
     pullSecret: harbor?.pullSecret ?? null,
     spec: merged,
-    configSpec: kserveConfigSpec(),
+    configSpec: kserveConfigSpec(mirrored),
+    wellKnownConfigs,
     images,
   };
 }
 
-/** The LLMInferenceServiceConfig spec every KServe model references: the scheduler and offline-cache defaults. */
-export function kserveConfigSpec(): Values {
-  return {
-    router: { scheduler: { config: { inline: structuredClone(KSERVE_SCHEDULER_CONFIG) as unknown as Values } } },
+/** The pod specs of an LLMInferenceService spec (each a Kubernetes PodSpec). */
+const POD_SECTIONS = ['template', 'worker', 'prefill.template', 'prefill.worker', 'router.scheduler.template'] as const;
+
+/**
+ * The LLMInferenceServiceConfig spec every KServe model references: offline serving, and the
+ * images of KServe's well-known configs where the stack mirrors them (`kserve.imageMirror`). The
+ * scheduler keeps KServe's own EndpointPickerConfig (a model may set `router.scheduler.config` in
+ * its overlay).
+ */
+export function kserveConfigSpec(images: readonly Pick<KserveWellKnownImage, 'section' | 'list' | 'container' | 'image'>[] = []): Values {
+  const spec: Values = {
     template: {
       containers: [
         {
@@ -259,6 +330,62 @@ export function kserveConfigSpec(): Values {
       ],
     },
   };
+  for (const { section, list, container, image } of images) {
+    let pod: Values = spec;
+    for (const key of section.split('.')) {
+      if (!isValuesMap(pod[key])) pod[key] = {};
+      pod = pod[key] as Values;
+    }
+    const items = Array.isArray(pod[list]) ? (pod[list] as Values[]) : (pod[list] = []);
+    const found = items.find((c) => c.name === container);
+    if (found) found.image = image;
+    else items.push({ name: container, image });
+  }
+  return spec;
+}
+
+/** The container of `fact` in a spec (by pod section, list and name), if the spec has one. */
+function containerOf(spec: Values, fact: Pick<KserveWellKnownImage, 'section' | 'list' | 'container'>): Values | undefined {
+  const items = getPath(spec, [...fact.section.split('.'), fact.list]);
+  return Array.isArray(items) ? (items.find((c) => isValuesMap(c) && c.name === fact.container) as Values | undefined) : undefined;
+}
+
+/** `existing` (when a list) with a container named `name` (appended as `{name}` when missing). */
+function withContainer(existing: unknown, name: string): unknown[] {
+  const items = Array.isArray(existing) ? [...existing] : [];
+  if (!items.some((c) => isValuesMap(c) && c.name === name)) items.push({ name });
+  return items;
+}
+
+function hasScheduler(spec: Values): boolean {
+  const scheduler = getPath(spec, ['router', 'scheduler']);
+  const ref = getPath(scheduler, ['pool', 'ref', 'name']);
+  return isValuesMap(scheduler) && !(typeof ref === 'string' && ref !== '');
+}
+
+function isSet(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+/**
+ * `replicas` with `scaling` in the overlay (at the top and under `prefill`): the CRD rejects the
+ * pair (`KSERVE_REPLICAS_SCALING_RULE` in facts.ts), so say so with the file, line and key before deploying.
+ */
+function replicasWithScaling(file: ValuesFile): Issue[] {
+  const issues: Issue[] = [];
+  for (const at of [[], ['prefill']]) {
+    const block = at.length ? getPath(file.values, at) : file.values;
+    if (isValuesMap(block) && isSet(block.replicas) && isSet(block.scaling)) {
+      issues.push(
+        file.source.issue(
+          'values.conflict',
+          [...at, 'replicas'],
+          `is set together with ${formatPath([...at, 'scaling'])}, and KServe's CRD rejects the pair ("replicas and scaling are mutually exclusive"): remove ${formatPath([...at, 'replicas'])} for an autoscaled model (scaling.minReplicas sets the floor), or ${formatPath([...at, 'scaling'])} for a fixed count`,
+        ),
+      );
+    }
+  }
+  return issues;
 }
 
 function servedNameOf(storage: StoragePlan): string {
@@ -272,5 +399,11 @@ const KSERVE_TYPES: readonly TypeCheck[] = [
   { path: ['template', 'containers'], ok: Array.isArray, want: 'a list of containers' },
   { path: ['template', 'tolerations'], ok: Array.isArray, want: 'a list of tolerations' },
   { path: ['template', 'imagePullSecrets'], ok: Array.isArray, want: 'a list of {name: <secret>}' },
+  { path: ['scaling'], ok: isValuesMap, want: 'a mapping (minReplicas, maxReplicas, wva)' },
+  { path: ['annotations'], ok: isValuesMap, want: 'a mapping of pod annotations' },
+  { path: ['router', 'scheduler', 'template'], ok: isValuesMap, want: 'a pod spec mapping' },
+  { path: ['router', 'scheduler', 'template', 'containers'], ok: Array.isArray, want: 'a list of containers' },
+  { path: ['router', 'scheduler', 'template', 'tolerations'], ok: Array.isArray, want: 'a list of tolerations' },
+  { path: ['router', 'scheduler', 'template', 'imagePullSecrets'], ok: Array.isArray, want: 'a list of {name: <secret>}' },
   { path: ['baseRefs'], ok: (v) => Array.isArray(v) && v.every((r) => isValuesMap(r) && typeof r.name === 'string'), want: 'a list of {name: <LLMInferenceServiceConfig>}' },
 ];
