@@ -37,7 +37,8 @@ export type WarningCode =
   | 'warning.no-models'
   | 'warning.chart-version'
   | 'warning.image-unpinned'
-  | 'warning.image-not-mirrored';
+  | 'warning.image-not-mirrored'
+  | 'warning.simulator-duration';
 
 /** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
 export interface Issue {

@@ -65,6 +65,7 @@ export type { LlmdValues, LlmdValuesInput, ModelArtifactsSource } from './values
 export { nodeAffinityFor, gpuToleration } from './values/scheduling.ts';
 export type { Toleration, NodeAffinity } from './values/scheduling.ts';
 export { MODELSERVICE_DEFAULTS, GAIE_DEFAULTS, INFRA_DEFAULTS } from './values/chart-facts.ts';
+export { simulatorArgWarnings, isSimulatorImage, SIMULATOR_DURATION_FLAGS } from './values/simulator.ts';
 
 // Post-render patches
 export { applyPatches, patchApplies, patchTarget } from './patches.ts';

@@ -13,6 +13,7 @@ import { sourceRef, storagePlan, type StoragePlan } from './storage.ts';
 import { llmdValues, modelArtifactsUri } from './values/llmd.ts';
 import type { Values } from './values/merge.ts';
 import { gpuToleration, type Toleration } from './values/scheduling.ts';
+import { simulatorArgWarnings } from './values/simulator.ts';
 import { planKserveModel, kserveStackPlan, type KserveModelPlan, type KserveStackPlan } from './kserve/plan.ts';
 
 /** Everything a deployment of one stack consists of, as plain data (DESIGN §2). */
@@ -130,6 +131,9 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
 
   if (discovered.length === 0) {
     warnings.push(config.locate('warning.no-models', ['models'], 'no model is enabled: `pulumi up` would deploy nothing (and remove models deployed before)'));
+  }
+  for (const model of discovered) {
+    if (model.platform === 'llm-d' && model.values.modelService) warnings.push(...simulatorArgWarnings(model.values.modelService));
   }
   const images = inventory(models.map((m) => ({ model: m.name, sources: m.images })));
   warnings.push(...imageWarnings(images, config.harborHostname, config.cloudProvider === 'on-prem'));
