@@ -65,13 +65,14 @@ describe('validate', () => {
     const result = await cli(['validate', '--stack', 'Pulumi.bad.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'models/generative/Gen/ms-gen/values.yaml:3: modelArtifacts.labels["llm-d.ai/model"]: is "other" in the values file, but the stack sets "gen" (the InferencePool and the embeddings Service select the model pods by this label); remove it from the file',
       'Pulumi.bad.yaml:1: harborHostname: is required when cloudProvider is on-prem',
       'Pulumi.bad.yaml:1: harborToken: is required when cloudProvider is on-prem (pulumi config set --secret harborToken <robot secret>)',
       'Pulumi.bad.yaml:1: harborUser: is required when cloudProvider is on-prem',
       'Pulumi.bad.yaml:1: kubeconfig: is required when cloudProvider is on-prem',
       'Pulumi.bad.yaml:6: models.generative[1].name: no model folder models/generative/Missing (create it with: app-serving new-model Missing --category generative --slug <slug>)',
     ]);
-    expect(result.stderr).toBe('5 problems\n');
+    expect(result.stderr).toBe('6 problems\n');
   });
 
   it('reports values problems with the values file and line', async () => {
@@ -92,6 +93,54 @@ describe('validate', () => {
         },
       ],
     });
+  });
+
+  it('reports schema errors of the stack file and the problems of the model folders of the entries that parse, in one run', async () => {
+    const dir = fixtureRepo({
+      'Pulumi.s.yaml': [
+        'config:',
+        '  app-serving:cloudProvider: cloud',
+        '  app-serving:gpuTolerance: {}',
+        '  app-serving:models:',
+        '    generative:',
+        '      - name: Big',
+        '        modelSource:',
+        '          harborRef: harbor.example.com/ai-models/big:1',
+        '          modelUri: hub/org/big',
+        '          storageSize: 40 GB',
+        '      - name: Gen',
+        '        nodeSelectr: { workload: gpu }',
+        '      - name: Ok',
+        '    embedders: []',
+        '',
+      ].join('\n'),
+      ...modelFiles('generative', 'Big', 'big'),
+      ...modelFiles('generative', 'Gen', 'gen'),
+      ...modelFiles('generative', 'Ok', 'ok', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'models/generative/Ok/ms-ok/values.yaml:3: modelArtifacts.labels["llm-d.ai/model"]: is "other" in the values file, but the stack sets "ok" (the InferencePool and the embeddings Service select the model pods by this label); remove it from the file',
+      'Pulumi.s.yaml:3: gpuTolerance: unknown key "app-serving:gpuTolerance" (did you mean "gpuToleration"?)',
+      'Pulumi.s.yaml:10: models.generative[0].modelSource.storageSize: "40 GB" must be a Kubernetes quantity such as 40Gi or 500Mi',
+      'Pulumi.s.yaml:12: models.generative[1].nodeSelectr: unknown key "nodeSelectr" (did you mean "nodeSelector"?)',
+      'Pulumi.s.yaml:14: models.embedders: unknown key "embedders" (did you mean "embedder"?)',
+    ]);
+    expect(result.stderr).toBe('5 problems\n');
+  });
+
+  it('checks the model folders also when a stack key is refused (a plaintext token), without repeating the key', async () => {
+    const dir = fixtureRepo({
+      'Pulumi.s.yaml': `${CLOUD_STACK}  app-serving:harborHostname: harbor.example.com\n  app-serving:harborUser: robot\n  app-serving:harborToken: plain\n`,
+      ...modelFiles('generative', 'Gen', 'gen', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as { issues: { code: string; path: string }[] }).issues.map((i) => [i.code, i.path])).toEqual([
+      ['values.conflict', 'modelArtifacts.labels["llm-d.ai/model"]'],
+      ['config.not-secret', 'harborToken'],
+    ]);
   });
 
   it('reports a YAML syntax error with its line', async () => {

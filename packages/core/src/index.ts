@@ -80,7 +80,7 @@ export { chartRefProblem, chartRefs } from './charts.ts';
 export type { ChartRefProblem } from './charts.ts';
 
 // The plan
-export { planDeployment, expandHome } from './plan.ts';
+export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_SCHEDULER_CONFIG } from './kserve/plan.ts';
 export type { KserveModelPlan, KserveStackPlan } from './kserve/plan.ts';

@@ -4,7 +4,7 @@ import { REPO_ROOT, llmdModel, tempRepo } from '../test/helpers.ts';
 import { loadStackFile, parseStackFile } from './config/load.ts';
 import { isStackError, type Issue, type IssueCode } from './errors.ts';
 import { chartRefs } from './charts.ts';
-import { expandHome, planDeployment, type LlmdModelPlan } from './plan.ts';
+import { expandHome, planDeployment, withModelFolderIssues, type LlmdModelPlan } from './plan.ts';
 
 const MODELS = join(REPO_ROOT, 'models');
 const planOf = (stack: string) => planDeployment(loadStackFile(join(REPO_ROOT, 'apps/app-serving', `Pulumi.${stack}.yaml`)), MODELS);
@@ -242,5 +242,29 @@ describe('expandHome', () => {
     expect(expandHome('~/.kube/config', '/home/u')).toBe('/home/u/.kube/config');
     expect(expandHome('~', '/home/u')).toBe('/home/u');
     expect(expandHome('/etc/k', '/home/u')).toBe('/etc/k');
+  });
+});
+
+describe('withModelFolderIssues: one pass over a stack file with problems and its model folders', () => {
+  it('adds the problems of the model folders of the entries that parsed, and not twice the same key', () => {
+    const dir = tempRepo({
+      'Pulumi.s.yaml':
+        'config:\n  app-serving:cloudProvider: cloud\n  app-serving:harborToken: plain\n  app-serving:models:\n    generative:\n      - name: A\n        modelSource: { storageSize: 40 GB }\n      - name: B\n',
+      ...llmdModel('generative', 'A', 'a', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+      ...llmdModel('generative', 'B', 'b', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    let error: unknown;
+    try {
+      loadStackFile(join(dir, 'Pulumi.s.yaml'), 'Pulumi.s.yaml', { checkRules: false });
+    } catch (e) {
+      error = e;
+    }
+    if (!isStackError(error)) throw new Error('expected a StackError');
+    const all = withModelFolderIssues(error, join(dir, 'models'));
+    expect(all.issues.map((i) => [i.code, i.file?.replace(/^.*\/models\//, 'models/'), i.path])).toEqual([
+      ['values.conflict', 'models/generative/B/ms-b/values.yaml', 'modelArtifacts.labels["llm-d.ai/model"]'],
+      ['config.not-secret', 'Pulumi.s.yaml', 'harborToken'],
+      ['config.invalid', 'Pulumi.s.yaml', 'models.generative[0].modelSource.storageSize'],
+    ]);
   });
 });
