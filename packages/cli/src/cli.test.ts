@@ -284,6 +284,38 @@ describe('new-model', () => {
     expect(ms).toContain('image: harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0');
   });
 
+  it.each([
+    ['generative', 'vllm', 'Qwen/Qwen3-8B'],
+    ['generative', 'sim', 'random'],
+    ['embedder', 'infinity', 'BAAI/bge-m3'],
+    ['embedder', 'vllm', 'BAAI/bge-m3'],
+  ])('scaffolds an air-gapped %s variant (%s, --target rke2 --mirror-to) whose snippet, with a modelSource, validates on-prem with no warning', async (category, template, modelId) => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '', 'models/embedder/.keep': '' });
+    const created = await cli(
+      ['new-model', 'My-Model', '-c', category, '--slug', 'mm', '-t', template, '--model-id', modelId, '--target', 'rke2', '--mirror-to', 'harbor.example.com/images-llm-d'],
+      { cwd: dir },
+    );
+    expect(created.code).toBe(0);
+    const ms = readFileSync(join(dir, `models/${category}/My-Model-rke2/ms-mm-rke2/values.yaml`), 'utf8');
+    expect(ms).not.toMatch(/^\s*uri:/m);
+    if (template !== 'sim') expect(ms).toContain('- name: HF_HUB_OFFLINE\n          value: "1"');
+    const snippet = created.stdout.slice(created.stdout.indexOf('  app-serving:models:'));
+    expect(snippet).toContain('        modelSource:\n          harborRef: harbor.example.com/ai-models/');
+    const stack = [
+      'config:',
+      '  app-serving:cloudProvider: on-prem',
+      '  app-serving:kubeconfig: ~/.kube/rke2.yaml',
+      '  app-serving:harborHostname: harbor.example.com',
+      '  app-serving:harborUser: robot$k8s-puller',
+      '  app-serving:harborToken:',
+      '    secure: v1:cGxhY2Vob2xkZXI=',
+      snippet,
+    ].join('\n');
+    (await import('node:fs')).writeFileSync(join(dir, 'Pulumi.rke2.yaml'), stack);
+    const validated = await cli(['validate', '--stack', 'Pulumi.rke2.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(validated.stdout)).toEqual({ ok: true, stack: 'Pulumi.rke2.yaml', models: ['My-Model-rke2'], issues: [], warnings: [] });
+  });
+
   it('sizes a kserve model from its parameter count', async () => {
     const dir = fixtureRepo({ 'models/generative/.keep': '' });
     await cli(['new-model', 'Big', '-c', 'generative', '--slug', 'big', '-t', 'kserve-vllm', '--size', '70B', '--model-id', 'meta/big'], { cwd: dir });
