@@ -245,9 +245,9 @@ describe('images', () => {
   it('on an air-gapped stack, checks the Harbor images and knows where the ORAS image comes from', async () => {
     const result = await cli(['images', '--json']);
     const json = JSON.parse(result.stdout);
-    expect(json.mirror).toBe('harbor.harbor.svc.cluster.local/images-llm-d');
-    expect(json.commands).toContain('skopeo copy --all docker://ghcr.io/oras-project/oras:v1.3.1 docker://harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1');
-    expect(json.commands).toContain('skopeo inspect --raw docker://harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0 >/dev/null');
+    expect(json.mirror).toBe('harbor.example.com/images-llm-d');
+    expect(json.commands).toContain('skopeo copy --all docker://ghcr.io/oras-project/oras:v1.3.1 docker://harbor.example.com/images-infra/oras-project/oras:v1.3.1');
+    expect(json.commands).toContain('skopeo inspect --raw docker://harbor.example.com/images-llm-d/llm-d/llm-d-cuda:v0.4.0 >/dev/null');
   });
 
   it('rejects a malformed mirror', async () => {

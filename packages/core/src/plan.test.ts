@@ -19,7 +19,7 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
       cloudProvider: 'on-prem',
       platform: 'llm-d',
       kubeconfig: { path: '~/.kube/rke2-cluster.yaml' },
-      harbor: { hostname: 'harbor.harbor.svc.cluster.local', user: 'robot$k8s-puller', pullSecret: 'harbor-creds' },
+      harbor: { hostname: 'harbor.example.com', user: 'robot$k8s-puller', pullSecret: 'harbor-creds' },
       hfToken: false,
       gpuToleration: { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
       kserve: null,
@@ -62,7 +62,7 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
         marker: '/model-cache/.pulled',
         storageClass: 'hostpath',
         hostPath: { node: 'gpu-node-1', dir: '/var/lib/hostpath/models/qwen3-06b-rke2' },
-        image: 'harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1',
+        image: 'harbor.example.com/images-infra/oras-project/oras:v1.3.1',
       },
       nodeSelector: { workload: 'gpu' },
       tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
@@ -110,11 +110,11 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
 
   it('lists every image, all from Harbor, with no warnings', () => {
     expect(plan.images.map((i) => i.image)).toEqual([
-      'harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1',
-      'harbor.harbor.svc.cluster.local/images-llm-d/gateway-api-inference-extension/epp:v1.2.0',
-      'harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0',
-      'harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-routing-sidecar:v0.4.0',
-      'harbor.harbor.svc.cluster.local/images-llm-d/michaelf34/infinity:0.0.77-cpu',
+      'harbor.example.com/images-infra/oras-project/oras:v1.3.1',
+      'harbor.example.com/images-llm-d/gateway-api-inference-extension/epp:v1.2.0',
+      'harbor.example.com/images-llm-d/llm-d/llm-d-cuda:v0.4.0',
+      'harbor.example.com/images-llm-d/llm-d/llm-d-routing-sidecar:v0.4.0',
+      'harbor.example.com/images-llm-d/michaelf34/infinity:0.0.77-cpu',
     ]);
     expect(plan.warnings).toEqual([]);
   });
