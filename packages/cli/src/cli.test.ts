@@ -65,13 +65,14 @@ describe('validate', () => {
     const result = await cli(['validate', '--stack', 'Pulumi.bad.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'models/generative/Gen/ms-gen/values.yaml:3: modelArtifacts.labels["llm-d.ai/model"]: is "other" in the values file, but the stack sets "gen" (the InferencePool and the embeddings Service select the model pods by this label); remove it from the file',
       'Pulumi.bad.yaml:1: harborHostname: is required when cloudProvider is on-prem',
       'Pulumi.bad.yaml:1: harborToken: is required when cloudProvider is on-prem (pulumi config set --secret harborToken <robot secret>)',
       'Pulumi.bad.yaml:1: harborUser: is required when cloudProvider is on-prem',
       'Pulumi.bad.yaml:1: kubeconfig: is required when cloudProvider is on-prem',
       'Pulumi.bad.yaml:6: models.generative[1].name: no model folder models/generative/Missing (create it with: app-serving new-model Missing --category generative --slug <slug>)',
     ]);
-    expect(result.stderr).toBe('5 problems\n');
+    expect(result.stderr).toBe('6 problems\n');
   });
 
   it('reports a plain-text harborToken and the missing kubeconfig in one pass, never echoing the token', async () => {
@@ -116,6 +117,54 @@ describe('validate', () => {
         },
       ],
     });
+  });
+
+  it('reports schema errors of the stack file and the problems of the model folders of the entries that parse, in one run', async () => {
+    const dir = fixtureRepo({
+      'Pulumi.s.yaml': [
+        'config:',
+        '  app-serving:cloudProvider: cloud',
+        '  app-serving:gpuTolerance: {}',
+        '  app-serving:models:',
+        '    generative:',
+        '      - name: Big',
+        '        modelSource:',
+        '          harborRef: harbor.example.com/ai-models/big:1',
+        '          modelUri: hub/org/big',
+        '          storageSize: 40 GB',
+        '      - name: Gen',
+        '        nodeSelectr: { workload: gpu }',
+        '      - name: Ok',
+        '    embedders: []',
+        '',
+      ].join('\n'),
+      ...modelFiles('generative', 'Big', 'big'),
+      ...modelFiles('generative', 'Gen', 'gen'),
+      ...modelFiles('generative', 'Ok', 'ok', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout.trimEnd().split('\n')).toEqual([
+      'models/generative/Ok/ms-ok/values.yaml:3: modelArtifacts.labels["llm-d.ai/model"]: is "other" in the values file, but the stack sets "ok" (the InferencePool and the embeddings Service select the model pods by this label); remove it from the file',
+      'Pulumi.s.yaml:3: gpuTolerance: unknown key "app-serving:gpuTolerance" (did you mean "gpuToleration"?)',
+      'Pulumi.s.yaml:10: models.generative[0].modelSource.storageSize: "40 GB" must be a Kubernetes quantity such as 40Gi or 500Mi',
+      'Pulumi.s.yaml:12: models.generative[1].nodeSelectr: unknown key "nodeSelectr" (did you mean "nodeSelector"?)',
+      'Pulumi.s.yaml:14: models.embedders: unknown key "embedders" (did you mean "embedder"?)',
+    ]);
+    expect(result.stderr).toBe('5 problems\n');
+  });
+
+  it('checks the model folders also when a stack key is refused (a plaintext token), without repeating the key', async () => {
+    const dir = fixtureRepo({
+      'Pulumi.s.yaml': `${CLOUD_STACK}  app-serving:harborHostname: harbor.example.com\n  app-serving:harborUser: robot\n  app-serving:harborToken: plain\n`,
+      ...modelFiles('generative', 'Gen', 'gen', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect((JSON.parse(result.stdout) as { issues: { code: string; path: string }[] }).issues.map((i) => [i.code, i.path])).toEqual([
+      ['values.conflict', 'modelArtifacts.labels["llm-d.ai/model"]'],
+      ['config.not-secret', 'harborToken'],
+    ]);
   });
 
   it('reports a YAML syntax error with its line', async () => {
@@ -236,9 +285,9 @@ describe('images', () => {
   it('on an air-gapped stack, checks the Harbor images and knows where the ORAS image comes from', async () => {
     const result = await cli(['images', '--json']);
     const json = JSON.parse(result.stdout);
-    expect(json.mirror).toBe('harbor.harbor.svc.cluster.local/images-llm-d');
-    expect(json.commands).toContain('skopeo copy --all docker://ghcr.io/oras-project/oras:v1.3.1 docker://harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1');
-    expect(json.commands).toContain('skopeo inspect --raw docker://harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0 >/dev/null');
+    expect(json.mirror).toBe('harbor.example.com/images-llm-d');
+    expect(json.commands).toContain('skopeo copy --all docker://ghcr.io/oras-project/oras:v1.3.1 docker://harbor.example.com/images-infra/oras-project/oras:v1.3.1');
+    expect(json.commands).toContain('skopeo inspect --raw docker://harbor.example.com/images-llm-d/llm-d/llm-d-cuda:v0.4.0 >/dev/null');
   });
 
   it("lists KServe's own images for a KServe stack, and what comes from the KServe charts", async () => {
@@ -282,6 +331,38 @@ describe('new-model', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ folder: 'models/generative/Qwen3-8B-rke2', slug: 'qwen3-8b-rke2', template: 'vllm' });
     const ms = readFileSync(join(dir, 'models/generative/Qwen3-8B-rke2/ms-qwen3-8b-rke2/values.yaml'), 'utf8');
     expect(ms).toContain('image: harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0');
+  });
+
+  it.each([
+    ['generative', 'vllm', 'Qwen/Qwen3-8B'],
+    ['generative', 'sim', 'random'],
+    ['embedder', 'infinity', 'BAAI/bge-m3'],
+    ['embedder', 'vllm', 'BAAI/bge-m3'],
+  ])('scaffolds an air-gapped %s variant (%s, --target rke2 --mirror-to) whose snippet, with a modelSource, validates on-prem with no warning', async (category, template, modelId) => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '', 'models/embedder/.keep': '' });
+    const created = await cli(
+      ['new-model', 'My-Model', '-c', category, '--slug', 'mm', '-t', template, '--model-id', modelId, '--target', 'rke2', '--mirror-to', 'harbor.example.com/images-llm-d'],
+      { cwd: dir },
+    );
+    expect(created.code).toBe(0);
+    const ms = readFileSync(join(dir, `models/${category}/My-Model-rke2/ms-mm-rke2/values.yaml`), 'utf8');
+    expect(ms).not.toMatch(/^\s*uri:/m);
+    if (template !== 'sim') expect(ms).toContain('- name: HF_HUB_OFFLINE\n          value: "1"');
+    const snippet = created.stdout.slice(created.stdout.indexOf('  app-serving:models:'));
+    expect(snippet).toContain('        modelSource:\n          harborRef: harbor.example.com/ai-models/');
+    const stack = [
+      'config:',
+      '  app-serving:cloudProvider: on-prem',
+      '  app-serving:kubeconfig: ~/.kube/rke2.yaml',
+      '  app-serving:harborHostname: harbor.example.com',
+      '  app-serving:harborUser: robot$k8s-puller',
+      '  app-serving:harborToken:',
+      '    secure: v1:cGxhY2Vob2xkZXI=',
+      snippet,
+    ].join('\n');
+    (await import('node:fs')).writeFileSync(join(dir, 'Pulumi.rke2.yaml'), stack);
+    const validated = await cli(['validate', '--stack', 'Pulumi.rke2.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(validated.stdout)).toEqual({ ok: true, stack: 'Pulumi.rke2.yaml', models: ['My-Model-rke2'], issues: [], warnings: [] });
   });
 
   it('sizes a kserve model from its parameter count', async () => {

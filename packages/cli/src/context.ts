@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CATEGORIES, displayPath, loadStackFile, planDeployment, type DeploymentPlan, type StackConfig } from '@app-serving/core';
+import { CATEGORIES, displayPath, isStackError, loadStackFile, planDeployment, withModelFolderIssues, type DeploymentPlan, type StackConfig } from '@app-serving/core';
 import { UsageError } from './errors.ts';
 
 /** Options every stack command takes. */
@@ -53,10 +53,30 @@ export function loadAndPlan(options: StackOptions): { file: string; config: Stac
   const file = resolveStackFile(options);
   // The stack first: its own problems are reported even when no models folder can be found.
   // Rules across keys are checked by the planner, together with the model folders: one pass.
-  const config = loadStackFile(file, displayPath(file), { checkRules: false });
-  const anyEnabled = CATEGORIES.some((category) => config.models[category].some((entry) => entry.enabled));
-  const modelsDir = anyEnabled || options.modelsDir !== undefined ? resolveModelsDir(options, dirname(file)) : null;
+  let config: StackConfig;
+  try {
+    config = loadStackFile(file, displayPath(file), { checkRules: false });
+  } catch (error) {
+    // A stack file with problems: the model folders of the entries that parse are checked all the
+    // same, so that one run reports both kinds (when the models folder can be found at all).
+    if (!isStackError(error) || !error.partial) throw error;
+    const modelsDir = modelsDirFor(error.partial, options, file, true);
+    throw modelsDir === null ? error : withModelFolderIssues(error, modelsDir);
+  }
+  const modelsDir = modelsDirFor(config, options, file, false);
   return { file, config, plan: planDeployment(config, modelsDir ?? dirname(file)), modelsDir };
+}
+
+/** The models folder, when an enabled model (or `--models-dir`) needs one; `null` otherwise, or when `quiet` and it cannot be found. */
+function modelsDirFor(config: StackConfig, options: StackOptions, file: string, quiet: boolean): string | null {
+  const anyEnabled = CATEGORIES.some((category) => config.models[category].some((entry) => entry.enabled));
+  if (!anyEnabled && options.modelsDir === undefined) return null;
+  try {
+    return resolveModelsDir(options, dirname(file));
+  } catch (error) {
+    if (quiet && error instanceof UsageError) return null;
+    throw error;
+  }
 }
 
 function isFile(path: string): boolean {

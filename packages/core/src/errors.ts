@@ -6,6 +6,8 @@
  * every issue of a stack in one pass and throw a single {@link StackError} listing them all.
  */
 
+import type { StackConfig } from './config/load.ts';
+
 /** Stable codes of the problems core reports. Scripts may match on them; never rename one. */
 export type IssueCode =
   | 'yaml.syntax'
@@ -40,7 +42,8 @@ export type WarningCode =
   | 'warning.image-unpinned'
   | 'warning.image-not-mirrored'
   | 'warning.no-effect'
-  | 'warning.unknown-key';
+  | 'warning.unknown-key'
+  | 'warning.simulator-duration';
 
 /** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
 export interface Issue {
@@ -65,13 +68,22 @@ export function formatIssue(issue: Issue): string {
 export class StackError extends Error {
   readonly code = 'STACK_INVALID' as const;
   readonly issues: readonly Issue[];
+  /**
+   * Set by the stack loaders when the file has problems but its models can still be checked:
+   * the config with every key and model entry that parsed (an entry that did not parse is left
+   * out, disabled, at its index). {@link withModelFolderIssues} adds the problems of its model
+   * folders, so that one run reports the stack file's and the values files' problems together.
+   */
+  readonly partial?: StackConfig;
 
-  constructor(issues: readonly Issue[]) {
+  constructor(issues: readonly Issue[], options: { readonly partial?: StackConfig } = {}) {
     const sorted = sortIssues(issues);
     const head = sorted.length === 1 ? '1 problem' : `${sorted.length} problems`;
     super(`The stack has ${head}:\n${sorted.map((i) => `  ${formatIssue(i)}`).join('\n')}`);
     this.name = 'StackError';
     this.issues = sorted;
+    // Not enumerable: printing or serialising the error shows the issues, not a config.
+    if (options.partial) Object.defineProperty(this, 'partial', { value: options.partial, enumerable: false });
   }
 }
 
@@ -126,4 +138,9 @@ export function formatPath(segments: readonly (string | number)[]): string {
     else out += `[${JSON.stringify(segment)}]`;
   }
   return out;
+}
+
+/** True when the key path `path` is `prefix` or a key below it (`a.b` is under `a`, `a[0]` too). */
+export function isAtOrUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`);
 }

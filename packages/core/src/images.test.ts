@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { imageWarnings, inventory, mirrorReference, mirrorSteps, modelServiceImages, parseImage } from './images.ts';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../test/helpers.ts';
+import { loadStackFile } from './config/load.ts';
+import { planDeployment } from './plan.ts';
+import { INFRA_IMAGES, imageWarnings, inventory, mirrorReference, mirrorSteps, modelServiceImages, parseImage } from './images.ts';
 
 describe('parseImage', () => {
   it.each([
@@ -63,6 +68,10 @@ describe('mirrorReference', () => {
     ['nginx', 'harbor.local/p/', 'harbor.local/p/nginx'],
     ['ghcr.io/x/y@sha256:abc', 'harbor.local/p', 'harbor.local/p/x/y@sha256:abc'],
     ['harbor.local/p/already:1', 'harbor.local/other', 'harbor.local/p/already:1'],
+    // already laid out under the project on another registry: only the registry changes
+    ['old-harbor.corp/images-llm-d/llm-d/llm-d-cuda:v0.4.0', 'harbor.local/images-llm-d', 'harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0'],
+    ['old-harbor.corp/a/b/x/y:1', 'harbor.local/a/b/', 'harbor.local/a/b/x/y:1'],
+    ['old-harbor.corp/images-llm-d-extra/x:1', 'harbor.local/images-llm-d', 'harbor.local/images-llm-d/images-llm-d-extra/x:1'],
   ])('%s under %s', (image, mirror, expected) => {
     expect(mirrorReference(image, mirror)).toBe(expected);
   });
@@ -74,6 +83,16 @@ describe('mirrorSteps', () => {
     expect(mirrorSteps(images, 'harbor.local/images-llm-d')).toEqual([
       { image: 'ghcr.io/llm-d/llm-d-cuda:v0.4.0', source: 'ghcr.io/llm-d/llm-d-cuda:v0.4.0', target: 'harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0', inHarbor: false },
       { image: 'ghcr.io/oras-project/oras:v1.3.1', source: 'ghcr.io/oras-project/oras:v1.3.1', target: 'harbor.local/images-infra/oras-project/oras:v1.3.1', inHarbor: false },
+    ]);
+  });
+
+  it('moves images named under another Harbor without adding the project twice', () => {
+    const images = inventory([
+      { model: 'm', sources: [{ image: 'old.corp/images-infra/oras-project/oras:v1.3.1', where: 'job' }, { image: 'old.corp/images-llm-d/llm-d/llm-d-cuda:v0.4.0', where: 'f' }] },
+    ]);
+    expect(mirrorSteps(images, 'harbor.local/images-llm-d').map((s) => s.target)).toEqual([
+      'harbor.local/images-infra/oras-project/oras:v1.3.1',
+      'harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0',
     ]);
   });
 
@@ -93,4 +112,29 @@ describe('mirrorSteps', () => {
       { image: 'harbor.local/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1', source: 'ghcr.io/llm-d/llm-d-uds-tokenizer:v0.7.1', target: 'harbor.local/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1', inHarbor: true },
     ]);
   });
+});
+
+describe('mirrorSteps on every example stack', () => {
+  const dir = join(REPO_ROOT, 'apps/app-serving');
+  const stacks = readdirSync(dir).filter((f) => /^Pulumi\.[a-z]+\.yaml$/.test(f) && f !== 'Pulumi.yaml' && f !== 'Pulumi.TEMPLATE.yaml');
+
+  it.each(stacks.flatMap((stack) => ['harbor.example.com/images-llm-d', 'mirror.internal:5000/images-llm-d'].map((mirror) => [stack, mirror] as const)))(
+    '%s --mirror-to %s: model images under the project, app-serving images under images-infra, no project twice',
+    (stack, mirror) => {
+      const plan = planDeployment(loadStackFile(join(dir, stack)), join(REPO_ROOT, 'models'));
+      const registry = mirror.split('/')[0]!;
+      for (const step of mirrorSteps(plan.images, mirror)) {
+        if (step.inHarbor) {
+          expect(step.target).toBe(step.image);
+          continue;
+        }
+        const infra = INFRA_IMAGES.includes(step.image) || parseImage(step.image).repository.startsWith('images-infra/');
+        const under = infra ? `${registry}/images-infra/` : `${mirror}/`;
+        expect(step.target.startsWith(under), `${step.image} → ${step.target}`).toBe(true);
+        const rest = step.target.slice(under.length);
+        expect(rest, `${step.image} → ${step.target}`).not.toMatch(/^images-(llm-d|infra)\//);
+        expect(parseImage(step.target).tag ?? parseImage(step.target).digest).toBe(parseImage(step.image).tag ?? parseImage(step.image).digest);
+      }
+    },
+  );
 });

@@ -128,14 +128,20 @@ function hasListPath(values: Values, path: (string | number)[]): boolean {
  * Where an image lives once mirrored under `mirror` (`<registry>[/<project>]`): the upstream
  * repository path without its registry host, same tag or digest —
  * `ghcr.io/llm-d/llm-d-cuda:v0.4.0` → `<mirror>/llm-d/llm-d-cuda:v0.4.0`. An image already under
- * the mirror's registry is returned unchanged.
+ * the mirror's registry is returned unchanged, and an image already laid out under the mirror's
+ * project on another registry (`old-harbor/<project>/llm-d/…`) keeps its path: only the registry
+ * changes, the project is not added twice.
  */
 export function mirrorReference(image: string, mirror: string): string {
   const { registry, repository, tag, digest } = parseImage(image);
-  const mirrorRegistry = mirror.split('/')[0]!;
+  const trimmed = mirror.replace(/\/+$/, '');
+  const slash = trimmed.indexOf('/');
+  const mirrorRegistry = slash < 0 ? trimmed : trimmed.slice(0, slash);
+  const project = slash < 0 ? '' : trimmed.slice(slash + 1);
   if (registry === mirrorRegistry) return image;
-  const path = registry === 'docker.io' ? repository.replace(/^library\//, '') : repository;
-  return `${mirror.replace(/\/+$/, '')}/${path}${digest ? `@${digest}` : tag ? `:${tag}` : ''}`;
+  let path = registry === 'docker.io' ? repository.replace(/^library\//, '') : repository;
+  if (project && path.startsWith(`${project}/`)) path = path.slice(project.length + 1);
+  return `${trimmed}/${path}${digest ? `@${digest}` : tag ? `:${tag}` : ''}`;
 }
 
 /** The images app-serving itself runs; they mirror into the infra project, which the plan expects. */
@@ -155,10 +161,10 @@ export interface MirrorStep {
 /**
  * How to mirror a stack's images (`app-serving images`): model images go under `mirror`
  * (`<registry>/<project>`); app-serving's own images under `<registry>/images-infra`, where
- * on-prem plans look for them. An image the stack already names in the mirror registry is
- * expected there; for app-serving's own images and KServe's (`kserve.imageMirror`) its public
- * upstream is known, for the others
- * `source` is null (copy it from wherever the model author took it).
+ * on-prem plans look for them (also when the stack names them under `images-infra` of another
+ * registry). An image the stack already names in the mirror registry is expected there; for
+ * app-serving's own images and KServe's (`kserve.imageMirror`) its public upstream is known, for
+ * the others `source` is null (copy it from wherever the model author took it).
  */
 export function mirrorSteps(images: readonly ImageUse[], mirror: string): MirrorStep[] {
   const registry = mirror.split('/')[0]!;
@@ -169,9 +175,11 @@ export function mirrorSteps(images: readonly ImageUse[], mirror: string): Mirror
     ...KSERVE_WELL_KNOWN_IMAGES.map(({ image }) => [mirrorReference(image, mirror), image] as const),
   ]);
   return images.map(({ image }) => {
-    const inHarbor = parseImage(image).registry === registry;
+    const { registry: from, repository } = parseImage(image);
+    const inHarbor = from === registry;
     if (inHarbor) return { image, source: upstreamOf.get(image) ?? null, target: image, inHarbor };
-    const target = mirrorReference(image, INFRA_IMAGES.includes(image) ? infraMirror : mirror);
+    const infra = INFRA_IMAGES.includes(image) || repository.startsWith(`${INFRA_MIRROR_PROJECT}/`);
+    const target = mirrorReference(image, infra ? infraMirror : mirror);
     return { image, source: image, target, inHarbor };
   });
 }

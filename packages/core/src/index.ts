@@ -79,6 +79,7 @@ export {
   MODELSERVICE_POD_FIELDS,
 } from './values/chart-facts.ts';
 export type { StrictBlock, KeyTree } from './values/chart-facts.ts';
+export { simulatorArgWarnings, isSimulatorImage, SIMULATOR_DURATION_FLAGS } from './values/simulator.ts';
 
 // Post-render patches
 export { applyPatches, patchApplies, patchTarget } from './patches.ts';
@@ -93,7 +94,7 @@ export { chartRefProblem, chartRefs } from './charts.ts';
 export type { ChartRefProblem } from './charts.ts';
 
 // The plan
-export { planDeployment, expandHome } from './plan.ts';
+export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec } from './kserve/plan.ts';
 export {

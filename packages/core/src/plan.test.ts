@@ -4,7 +4,7 @@ import { REPO_ROOT, llmdModel, tempRepo } from '../test/helpers.ts';
 import { loadStackFile, parseStackFile } from './config/load.ts';
 import { isStackError, type Issue, type IssueCode } from './errors.ts';
 import { chartRefs } from './charts.ts';
-import { expandHome, planDeployment, type LlmdModelPlan } from './plan.ts';
+import { expandHome, planDeployment, withModelFolderIssues, type LlmdModelPlan } from './plan.ts';
 
 const MODELS = join(REPO_ROOT, 'models');
 const planOf = (stack: string) => planDeployment(loadStackFile(join(REPO_ROOT, 'apps/app-serving', `Pulumi.${stack}.yaml`)), MODELS);
@@ -19,7 +19,7 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
       cloudProvider: 'on-prem',
       platform: 'llm-d',
       kubeconfig: { path: '~/.kube/rke2-cluster.yaml' },
-      harbor: { hostname: 'harbor.harbor.svc.cluster.local', user: 'robot$k8s-puller', pullSecret: 'harbor-creds' },
+      harbor: { hostname: 'harbor.example.com', user: 'robot$k8s-puller', pullSecret: 'harbor-creds' },
       hfToken: false,
       gpuToleration: { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
       kserve: null,
@@ -62,7 +62,7 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
         marker: '/model-cache/.pulled',
         storageClass: 'hostpath',
         hostPath: { node: 'gpu-node-1', dir: '/var/lib/hostpath/models/qwen3-06b-rke2' },
-        image: 'harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1',
+        image: 'harbor.example.com/images-infra/oras-project/oras:v1.3.1',
       },
       nodeSelector: { workload: 'gpu' },
       tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
@@ -124,11 +124,11 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
 
   it('lists every image, all from Harbor, with no warnings', () => {
     expect(plan.images.map((i) => i.image)).toEqual([
-      'harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1',
-      'harbor.harbor.svc.cluster.local/images-llm-d/gateway-api-inference-extension/epp:v1.2.0',
-      'harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0',
-      'harbor.harbor.svc.cluster.local/images-llm-d/llm-d/llm-d-routing-sidecar:v0.4.0',
-      'harbor.harbor.svc.cluster.local/images-llm-d/michaelf34/infinity:0.0.77-cpu',
+      'harbor.example.com/images-infra/oras-project/oras:v1.3.1',
+      'harbor.example.com/images-llm-d/gateway-api-inference-extension/epp:v1.2.0',
+      'harbor.example.com/images-llm-d/llm-d/llm-d-cuda:v0.4.0',
+      'harbor.example.com/images-llm-d/llm-d/llm-d-routing-sidecar:v0.4.0',
+      'harbor.example.com/images-llm-d/michaelf34/infinity:0.0.77-cpu',
     ]);
     expect(plan.warnings).toEqual([]);
   });
@@ -283,5 +283,32 @@ describe('expandHome', () => {
     expect(expandHome('~/.kube/config', '/home/u')).toBe('/home/u/.kube/config');
     expect(expandHome('~', '/home/u')).toBe('/home/u');
     expect(expandHome('/etc/k', '/home/u')).toBe('/etc/k');
+  });
+});
+
+describe('withModelFolderIssues: one pass over a stack file with problems and its model folders', () => {
+  it('adds the problems of the model folders of the entries that parsed, and not twice the same key', () => {
+    const dir = tempRepo({
+      'Pulumi.s.yaml':
+        'config:\n  app-serving:cloudProvider: cloud\n  app-serving:harborToken: plain\n  app-serving:models:\n    generative:\n      - name: A\n        modelSource: { storageSize: 40 GB }\n      - name: B\n',
+      ...llmdModel('generative', 'A', 'a', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+      ...llmdModel('generative', 'B', 'b', 'modelArtifacts:\n  labels:\n    llm-d.ai/model: other\n'),
+    });
+    let error: unknown;
+    try {
+      loadStackFile(join(dir, 'Pulumi.s.yaml'), 'Pulumi.s.yaml', { checkRules: false });
+    } catch (e) {
+      error = e;
+    }
+    if (!isStackError(error)) throw new Error('expected a StackError');
+    const all = withModelFolderIssues(error, join(dir, 'models'));
+    expect(all.issues.map((i) => [i.code, i.file?.replace(/^.*\/models\//, 'models/'), i.path])).toEqual([
+      ['values.conflict', 'models/generative/B/ms-b/values.yaml', 'modelArtifacts.labels["llm-d.ai/model"]'],
+      // A token without its registry and user: reported with the token's own problem, one pass.
+      ['config.missing-credential', 'Pulumi.s.yaml', 'harborHostname'],
+      ['config.missing-credential', 'Pulumi.s.yaml', 'harborUser'],
+      ['config.not-secret', 'Pulumi.s.yaml', 'harborToken'],
+      ['config.invalid', 'Pulumi.s.yaml', 'models.generative[0].modelSource.storageSize'],
+    ]);
   });
 });

@@ -5,7 +5,7 @@ import { chartRefs } from './charts.ts';
 import { collectModels, type DiscoveredModel } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
 import { durationSeconds } from './config/schema.ts';
-import { IssueList, type Issue } from './errors.ts';
+import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
 import { checkLlmdNames, llmdNames, serviceHost } from './names.ts';
 import type { PostRenderPatch } from './patches.ts';
@@ -14,6 +14,7 @@ import { sourceRef, storagePlan, type StoragePlan } from './storage.ts';
 import { llmdValues, modelArtifactsUri } from './values/llmd.ts';
 import type { Values } from './values/merge.ts';
 import { gpuToleration, type Toleration } from './values/scheduling.ts';
+import { simulatorArgWarnings } from './values/simulator.ts';
 import { planKserveModel, kserveStackPlan, type KserveModelPlan, type KserveStackPlan } from './kserve/plan.ts';
 
 /** Everything a deployment of one stack consists of, as plain data (DESIGN §2). */
@@ -122,7 +123,12 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
   if (!config.rulesChecked) list.addAll(checkStackRules(config));
   list.addAll(config.deferredIssues ?? []);
   const discovered = collectModels(config, modelsDir, list);
-  list.throwIfAny();
+  // The values files of every model found are checked even when other keys have problems (a
+  // missing credential, another model's folder), unless the problem is one the values depend on:
+  // the model's own entry, the chart overrides, the GPU toleration or the KServe settings.
+  const blocked = list.items.filter((issue) => issue.file === undefined || issue.file === config.file).map((issue) => issue.path);
+  if (blocked.some((path) => ['charts', 'gpuToleration', 'kserve', 'models'].some((key) => isAtOrUnder(path, key) && !/^models\.[a-z]+\[\d+\]/.test(path)))) list.throwIfAny();
+  const planned = discovered.filter((model) => !blocked.some((path) => isAtOrUnder(path, formatPath(['models', model.category, model.index]))));
   const warnings: Issue[] = [];
   const charts = chartRefs(config, warnings);
   const harbor =
@@ -130,18 +136,21 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
   const toleration = gpuToleration(config.gpuToleration);
 
   const models: ModelPlan[] = [];
-  for (const model of discovered) {
-    const planned =
+  for (const model of planned) {
+    const modelPlan =
       model.platform === 'kserve'
         ? planKserveModel({ config, model, harbor, toleration, list })
         : planLlmdModel({ config, model, charts, harbor, toleration, list, warnings });
-    if (planned) models.push(planned);
+    if (modelPlan) models.push(modelPlan);
   }
   checkNamespaces(config, models, list);
   list.throwIfAny();
 
   if (discovered.length === 0) {
     warnings.push(config.locate('warning.no-models', ['models'], 'no model is enabled: `pulumi up` would deploy nothing (and remove models deployed before)'));
+  }
+  for (const model of discovered) {
+    if (model.platform === 'llm-d' && model.values.modelService) warnings.push(...simulatorArgWarnings(model.values.modelService));
   }
   const images = inventory(models.map((m) => ({ model: m.name, sources: m.images })));
   warnings.push(...imageWarnings(images, config.harborHostname, config.cloudProvider === 'on-prem'));
@@ -159,6 +168,25 @@ export function planDeployment(config: StackConfig, modelsDir: string): Deployme
     images,
     warnings,
   };
+}
+
+/**
+ * For a {@link StackError} of a stack file that carries a partial config: the same error with the
+ * problems of the model folders of every entry that parsed added (discovery, values files, names),
+ * so that one run reports both kinds. A problem already reported at a key is not repeated.
+ */
+export function withModelFolderIssues(error: StackError, modelsDir: string): StackError {
+  if (!error.partial) return error;
+  let more: readonly Issue[] = [];
+  try {
+    planDeployment(error.partial, modelsDir);
+  } catch (planError) {
+    if (!isStackError(planError)) throw planError;
+    more = planError.issues;
+  }
+  const reported = error.issues.map((issue) => [issue.file, issue.path] as const);
+  const fresh = more.filter((issue) => !reported.some(([file, path]) => file === issue.file && path !== '' && isAtOrUnder(issue.path, path)));
+  return new StackError([...error.issues, ...fresh]);
 }
 
 /** Expands a leading `~/` of a kubeconfig path to the home directory. */

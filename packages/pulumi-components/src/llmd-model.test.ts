@@ -6,7 +6,7 @@ import { LlmdModel } from './llmd-model.ts';
 import { redactSecrets } from './mock-runtime.ts';
 
 const TOKEN = 'harbor-robot-t0ken';
-const harbor = { harborHostname: 'harbor.harbor.svc.cluster.local', harborUser: 'robot$k8s-puller', harborToken: pulumi.secret(TOKEN) };
+const harbor = { harborHostname: 'harbor.example.com', harborUser: 'robot$k8s-puller', harborToken: pulumi.secret(TOKEN) };
 
 describe('LlmdModel', () => {
   it('on-prem generative model: every child, name, parent and dependency', async () => {
@@ -126,9 +126,9 @@ describe('LlmdModel', () => {
             cloudProvider: 'on-prem',
             nodeSelector: { workload: 'gpu' },
             gpuToleration: { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
-            modelSource: { harborRef: 'harbor.harbor.svc.cluster.local/ai-models/qwen3-0.6b:2025-05', modelUri: 'hub/Qwen/Qwen3-0.6B', storageSize: '10Gi', hostpathNode: 'gpu-node-1' },
+            modelSource: { harborRef: 'harbor.example.com/ai-models/qwen3-0.6b:2025-05', modelUri: 'hub/Qwen/Qwen3-0.6B', storageSize: '10Gi', hostpathNode: 'gpu-node-1' },
           },
-          harborHostname: 'harbor.harbor.svc.cluster.local',
+          harborHostname: 'harbor.example.com',
           harborUser: 'robot$k8s-puller',
           harborToken: pulumi.secret(TOKEN),
         }),

@@ -96,7 +96,7 @@ describe('ModelStorage', () => {
   it('rejects an ORAS source without a pull secret', async () => {
     await expect(record(() => new ModelStorage('st', { namespace: 'n', slug: 's', storage }))).rejects.toMatchObject({
       propertyPath: 'pullSecret',
-      reason: expect.stringContaining('harbor.harbor.svc.cluster.local'),
+      reason: expect.stringContaining('harbor.example.com'),
     });
   });
 });

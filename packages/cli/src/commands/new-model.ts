@@ -50,6 +50,7 @@ export default async function newModel({ options, operands, output }: { options:
     category: options.category,
     modelId,
     mirror: options.mirrorTo,
+    pvcWeights: target !== undefined && template !== 'kserve-vllm',
     ...(billions !== undefined && { sizing: kserveSizing(billions) }),
   });
   try {
@@ -62,7 +63,7 @@ export default async function newModel({ options, operands, output }: { options:
     throw error;
   }
 
-  const snippet = stackSnippet(options.category, folderName, template, modelId);
+  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId));
   const written = Object.keys(files).map((dir) => displayPath(join(folder, dir, 'values.yaml')));
   if (options.json) {
     output.json({ folder: displayPath(folder), slug, template, files: written, stackSnippet: snippet });
@@ -77,12 +78,27 @@ export default async function newModel({ options, operands, output }: { options:
   return EXIT.ok;
 }
 
-function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string): string {
+/** The `modelSource` of a cluster variant's snippet: an artifact in Harbor holding a hub cache (or a plain folder). */
+function weightsSource(options: NewModelOptions, template: TemplateName, modelId: string): string[] | undefined {
+  if (template === 'kserve-vllm') return undefined;
+  const registry = options.mirrorTo?.split('/')[0] ?? 'harbor.example.com';
+  const hubCache = modelId.includes('/');
+  const size = template === 'sim' ? '1Gi' : template === 'infinity' ? '4Gi' : '40Gi';
+  return [
+    '        modelSource:',
+    `          harborRef: ${registry}/ai-models/${options.slug}:1.0   # push the weights there first (docs/model-storage.md)`,
+    ...(hubCache ? [`          modelUri: hub/${modelId}`] : ['          layout: directory', `          modelUri: models/${modelId}`]),
+    `          storageSize: ${size}`,
+  ];
+}
+
+function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[]): string {
   const lines = ['  app-serving:models:', `    ${category}:`, `      - name: ${folder}`, '        enabled: true'];
   if (template === 'kserve-vllm') {
     lines.push('        platform: kserve', '        modelSource:', '          huggingFace:', `            repo: ${modelId}`, '          storageSize: 40Gi');
   } else if (template !== 'sim') {
     lines.push('        nodeSelector:', `          workload: ${template === 'vllm' ? 'gpu' : 'cpu'}`);
   }
+  if (modelSource) lines.push(...modelSource);
   return lines.join('\n');
 }

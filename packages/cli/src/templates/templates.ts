@@ -16,6 +16,12 @@ export interface TemplateInput {
   readonly mirror?: string | undefined;
   /** kserve-vllm: the sizing tier. */
   readonly sizing?: KserveSizing | undefined;
+  /**
+   * A cluster variant whose weights come from the stack's `modelSource` (pulled into the model's
+   * PVC): no `modelArtifacts.uri` (app-serving sets it to the PVC, and a different one in the file
+   * is an error) and `HF_HUB_OFFLINE=1`, so that the server never reaches for the Hub.
+   */
+  readonly pvcWeights?: boolean | undefined;
 }
 
 /** Pinned images of the templates. */
@@ -58,15 +64,24 @@ function modelService(template: Exclude<TemplateName, 'kserve-vllm'>, input: Tem
     ? 'routing:\n  servicePort: 8200\n  proxy:\n    enabled: false\n'
     : `routing:\n  servicePort: 8000\n  proxy:\n    enabled: true\n    image: ${image(TEMPLATE_IMAGES.routingSidecar)}\n    imagePullPolicy: IfNotPresent\n    targetPort: 8200\n`;
   const probe = (path: string, port: number) => `      extraConfig:\n        imagePullPolicy: IfNotPresent\n        readinessProbe:\n          httpGet:\n            path: ${path}\n            port: ${port}\n          periodSeconds: 10\n`;
-  const header = `# llm-d-modelservice v0.4.12 values for ${input.modelId} (template ${template}).
+  const header = input.pvcWeights
+    ? `# llm-d-modelservice v0.4.12 values for ${input.modelId} (template ${template}), a cluster variant
+# whose weights come from the stack's modelSource: app-serving sets modelArtifacts.uri to the
+# model's PVC (do not set it here), and adds the pod labels, node affinity, GPU toleration and
+# pull secrets. To download from the Hub instead, drop modelSource and set uri: hf://${input.modelId}.
+`
+    : `# llm-d-modelservice v0.4.12 values for ${input.modelId} (template ${template}).
 # app-serving adds the pod labels, node affinity, GPU toleration and pull secrets; with a
 # modelSource in the stack it also sets modelArtifacts.uri to the model's PVC.
 `;
+  const uri = input.pvcWeights ? '' : `  uri: hf://${input.modelId}\n`;
+  const offline = input.pvcWeights
+    ? '      env:\n        # the weights are on the PVC: never reach out to the Hugging Face Hub\n        - name: HF_HUB_OFFLINE\n          value: "1"\n'
+    : '';
   if (template === 'sim') {
     return `${header}modelArtifacts:
   name: ${input.modelId}
-  uri: hf://${input.modelId}
-  size: 5Mi
+${uri}  size: 5Mi
 
 ${routing}
 decode:
@@ -93,8 +108,7 @@ prefill:
   if (template === 'infinity') {
     return `${header}modelArtifacts:
   name: ${input.modelId}
-  uri: hf://${input.modelId}
-  size: 4Gi
+${uri}  size: 4Gi
 
 ${routing}
 accelerator:
@@ -108,7 +122,7 @@ decode:
       modelCommand: custom
       command: ["infinity_emb"]
       args: ["v2", "--model-id", "${input.modelId}", "--served-model-name", "${input.modelId}", "--port", "8200", "--url-prefix", "/v1", "--engine", "torch", "--device", "cpu"]
-      ports:
+${offline}      ports:
         - containerPort: 8200
           name: http
           protocol: TCP
@@ -128,8 +142,7 @@ prefill:
   const port = 8200;
   return `${header}modelArtifacts:
   name: ${input.modelId}
-  uri: hf://${input.modelId}
-  size: 20Gi
+${uri}  size: 20Gi
 
 ${routing}
 accelerator:
@@ -145,7 +158,7 @@ decode:
       modelCommand: vllmServe
       # vLLM serves embedding models (pooling) when their architecture says so; otherwise add "--runner", "pooling".
       args: ["--max-model-len", "8192", "--gpu-memory-utilization", "0.90"]
-      ports:
+${offline}      ports:
         - containerPort: ${port}
           name: http
           protocol: TCP

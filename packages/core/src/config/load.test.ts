@@ -177,3 +177,55 @@ describe('stackNameFromFile', () => {
     expect(stackNameFromFile('/a/stack.yaml')).toBe('stack');
   });
 });
+
+describe('a stack file with problems keeps what parsed, for one pass over the model folders', () => {
+  const errorOf = (text: string) => {
+    try {
+      parseStackFile(text, 'Pulumi.s.yaml', 's', { checkRules: false });
+    } catch (error) {
+      if (isStackError(error)) return error;
+      throw error;
+    }
+    throw new Error('expected a StackError');
+  };
+  const stack = (models: string, extra = '') => `config:\n  app-serving:cloudProvider: cloud\n${extra}  app-serving:models:\n${models}`;
+
+  it('replaces a model entry that does not parse by a disabled placeholder at its index', () => {
+    const error = errorOf(stack('    generative:\n      - name: A\n        modelSource: { storageSize: 40 GB, harborRef: h.io/a/b:1, modelUri: hub/a/b }\n      - name: B\n'));
+    expect(error.issues.map((i) => i.path)).toEqual(['models.generative[0].modelSource.storageSize']);
+    expect(error.partial?.models.generative.map((e) => [e.name, e.enabled])).toEqual([
+      ['invalid-entry', false],
+      ['B', true],
+    ]);
+  });
+
+  it('drops a misspelt category and an optional key that does not parse, and checks the rules on the rest without repeating a key', () => {
+    const error = errorOf(stack('    generative:\n      - name: A\n    embedders: []\n', '  app-serving:harborHostname: "Not A Host"\n  app-serving:harborUser: robot\n'));
+    expect(error.issues.map((i) => [i.code, i.path])).toEqual([
+      ['config.missing-credential', 'harborToken'],
+      ['config.invalid', 'harborHostname'],
+      ['config.unknown-key', 'models.embedders'],
+    ]);
+    expect(error.partial?.harborHostname).toBeUndefined();
+    expect(error.partial?.models.generative.map((e) => e.name)).toEqual(['A']);
+  });
+
+  it('keeps the whole config when only refused keys (unknown, not a secret) were reported: the planner reports them with the model folders', () => {
+    const config = parseStackFile(stack('    generative:\n      - name: A\n', '  app-serving:gpuTolerance: {}\n'), 'Pulumi.s.yaml', 's', { checkRules: false });
+    expect(config.deferredIssues.map((i) => i.code)).toEqual(['config.unknown-key']);
+    expect(config.models.generative[0]?.name).toBe('A');
+  });
+
+  it('salvages nothing when cloudProvider, platform or the models section itself is wrong', () => {
+    expect(errorOf(stack('    generative:\n      - name: A\n').replace('cloud\n', 'gcp\n')).partial).toBeUndefined();
+    expect(errorOf(stack('    generative:\n      - name: A\n', '  app-serving:platform: vllm\n')).partial).toBeUndefined();
+    expect(errorOf(stack('    generative: A\n')).partial).toBeUndefined();
+  });
+
+  it('never shows the partial config when the error is printed or serialised', () => {
+    const error = errorOf(stack('    generative:\n      - name: A\n        modelSource: { storageSize: 40 GB, harborRef: h.io/a/b:1, modelUri: hub/a/b }\n'));
+    expect(error.partial).toBeDefined();
+    expect(Object.keys(error)).not.toContain('partial');
+    expect(JSON.stringify(error)).not.toContain('"models"');
+  });
+});

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_NAMESPACE } from '../constants.ts';
-import { IssueList, StackError, formatPath, type Issue } from '../errors.ts';
+import { IssueList, StackError, formatPath, isAtOrUnder, type Issue } from '../errors.ts';
+import { CATEGORIES } from '../constants.ts';
 import { Secret, isSecret } from '../secret.ts';
 import { didYouMean } from '../suggest.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from '../yaml-source.ts';
@@ -158,7 +159,11 @@ function validate(raw: Record<string, unknown>, stackName: string, file: string,
   const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     for (const zodIssue of parsed.error.issues) list.addAll(fromZodIssue(zodIssue, locate));
-    list.throwIfAny();
+    const partial = salvage(raw, parsed.error.issues, stackName, file, locate);
+    // The rules across keys still apply to what parsed; a rule about a key that did not parse
+    // (e.g. "harborHostname is required" after its value was rejected) would repeat the problem.
+    if (partial) list.addAll(checkStackRules(partial.config).filter((issue) => !partial.dropped.some((path) => isAtOrUnder(issue.path, path))));
+    throw new StackError(list.items, partial ? { partial: partial.config } : {});
   }
   if (!checkRules) {
     // The planner checks the rules and the model folders; it reports these problems with them.
@@ -166,8 +171,52 @@ function validate(raw: Record<string, unknown>, stackName: string, file: string,
   }
   const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] };
   list.addAll(checkStackRules(config));
-  list.throwIfAny();
+  // The keys that were reported (unknown, not a secret) are not part of the config: it is whole
+  // otherwise, and its model folders can still be checked in the same run.
+  if (list.size > 0) throw new StackError(list.items, { partial: config });
   return config;
+}
+
+/**
+ * What remains of a stack whose schema check failed, for checking its model folders in the same
+ * run: a model entry that does not parse is replaced by a disabled placeholder (the indexes of
+ * the others stay right), and an optional top-level key that does not parse is dropped. Nothing
+ * is salvaged when a problem concerns `cloudProvider`, `platform` or the shape of `models`: they
+ * decide what every model folder must hold.
+ */
+function salvage(
+  raw: Record<string, unknown>,
+  issues: readonly ZodIssue[],
+  stackName: string,
+  file: string,
+  locate: ConfigLocator,
+): { config: StackConfig; dropped: string[] } | undefined {
+  const copy: Record<string, unknown> = { ...raw };
+  const models = isPlainObject(raw.models) ? { ...raw.models } : undefined;
+  const dropped = new Set<string>();
+  for (const issue of issues) {
+    const [key, category, index] = issue.path;
+    if (key === 'cloudProvider' || key === 'platform' || typeof key !== 'string') return undefined;
+    if (key === 'models' && category === undefined && issue.code === 'unrecognized_keys' && models) {
+      // a misspelt category (`embedders:`): the others can still be checked
+      for (const unknown of issue.keys) delete models[unknown];
+      continue;
+    }
+    if (key !== 'models') {
+      delete copy[key];
+      dropped.add(key);
+      continue;
+    }
+    if (!models || typeof category !== 'string' || !(CATEGORIES as readonly string[]).includes(category) || typeof index !== 'number' || !Array.isArray(models[category])) return undefined;
+    const entries = [...(models[category] as unknown[])];
+    entries[index] = { name: 'invalid-entry', enabled: false };
+    models[category] = entries;
+    dropped.add(formatPath(['models', category, index]));
+  }
+  if (models) copy.models = models;
+  const parsed = stackConfigSchema.safeParse(copy);
+  if (!parsed.success) return undefined;
+  return { config: { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] }, dropped: [...dropped] };
 }
 
 function ownKey(fullKey: string): string | undefined {
