@@ -93,14 +93,15 @@ export interface DiffSummary {
   readonly update: number;
   readonly replace: number;
   readonly delete: number;
-  readonly same: number;
+  /** Models on both sides with nothing to change. */
+  readonly unchangedModels: number;
 }
 
 /** Everything that differs between two revisions of a deployment, and what Pulumi would do about it. */
 export interface DeploymentDiff {
   /** True when anything differs (a resource to change, or a secret). */
   readonly changed: boolean;
-  /** Counts of Pulumi resources by action (components that only group others are not counted). */
+  /** Counts of Pulumi resources by action (components that only group others are not counted), and of unchanged models. */
   readonly summary: DiffSummary;
   /** Models added, removed or changed, by name; unchanged models are left out. */
   readonly models: readonly ModelDiff[];
@@ -127,13 +128,15 @@ export interface DiffOptions {
  * per Helm release the merged values by key path; the images; per resource what Pulumi would do
  * (create, update, replace — and why — or delete); and warnings for changes that restart model
  * pods, re-pull weights or remove a model. Generic over the plan and the rendered resources:
- * resources are matched by URN and their inputs compared field by field.
+ * resources are matched by URN and their inputs compared field by field. The sides may hold the
+ * resources of some models only (those whose plans differ): a model with no resource changes and
+ * no image changes counts as unchanged.
  */
 export function diffDeployments(base: DiffSide, head: DiffSide, options: DiffOptions = {}): DeploymentDiff {
   const secretMutable = options.secretMutable === true || [...base.resources, ...head.resources].some((r) => r.type === 'pulumi:providers:kubernetes' && r.inputs.enableSecretMutable === true);
   const before = new Map(base.resources.map((r) => [r.urn, r]));
   const after = new Map(head.resources.map((r) => [r.urn, r]));
-  const counts = { create: 0, update: 0, replace: 0, delete: 0, same: 0 };
+  const counts = { create: 0, update: 0, replace: 0, delete: 0 };
   const byModel = new Map<string | null, ResourceChange[]>();
   const releaseDiffs = new Map<string, ReleaseValuesDiff[]>();
   const record = (model: string | null, change: ResourceChange) => {
@@ -151,10 +154,7 @@ export function diffDeployments(base: DiffSide, head: DiffSide, options: DiffOpt
     const all = diffValues(old.inputs, r.inputs);
     const ignored = r.options?.ignoreChanges ?? [];
     const changes = all.filter((c) => !ignored.some((field) => c.path === field || c.path.startsWith(`${field}.`) || c.path.startsWith(`${field}[`)));
-    if (changes.length === 0) {
-      counts.same += 1;
-      continue;
-    }
+    if (changes.length === 0) continue;
     const verdict = replaceVerdict({ type: r.type, inputs: r.inputs, replaceOnChanges: r.options?.replaceOnChanges ?? [], secretMutable }, changes);
     const action = verdict.reasons.length > 0 ? 'replace' : 'update';
     const shown = isHelmRelease(r.type) ? changes.filter((c) => c.segments[0] !== 'values') : changes;
@@ -191,7 +191,8 @@ export function diffDeployments(base: DiffSide, head: DiffSide, options: DiffOpt
       message: `the Kubernetes provider changes (${provider.changes.map((c) => c.path).join(', ')}): when the kubeconfig now points at another cluster, Pulumi replaces every resource of the stack`,
     });
   }
-  const summary = counts;
+  const both = (head.plan?.models ?? []).filter((m) => base.plan?.models.some((o) => o.name === m.name)).length;
+  const summary: DiffSummary = { ...counts, unchangedModels: both - models.filter((m) => m.status === 'changed').length };
   return {
     changed: summary.create + summary.update + summary.replace + summary.delete > 0 || secrets.length > 0,
     summary,
@@ -292,10 +293,12 @@ function modelWarnings(old: ModelPlan | undefined, now: ModelPlan | undefined, r
   }
   if (!old || !now) return out;
   if (old.namespace !== now.namespace) {
-    warn(
-      'namespace.renamed',
-      `namespace ${old.namespace} → ${now.namespace}: every object of the model is re-created there, the old namespace is deleted with everything in it, and the weights are pulled again`,
-    );
+    const weights = !now.storage
+      ? ''
+      : now.storage.hostPath
+        ? `; the hostPath volume on ${now.storage.hostPath.node} keeps the weights`
+        : '; the new claim gets a new, empty volume: the weights are pulled again';
+    warn('namespace.renamed', `namespace ${old.namespace} → ${now.namespace}: every object of the model is re-created there and the old namespace is deleted with everything in it${weights}`);
   }
   const oldWeights = weightsOf(old);
   const newWeights = weightsOf(now);

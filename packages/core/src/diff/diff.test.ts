@@ -161,7 +161,7 @@ describe('diffDeployments', () => {
     const s = side([model('A')], [component('A'), namespace('A'), chart('A', { x: 1 })]);
     expect(diffDeployments(s, s)).toEqual({
       changed: false,
-      summary: { create: 0, update: 0, replace: 0, delete: 0, same: 2 },
+      summary: { create: 0, update: 0, replace: 0, delete: 0, unchangedModels: 1 },
       models: [],
       stack: { resources: [], secrets: [] },
       warnings: [],
@@ -172,7 +172,7 @@ describe('diffDeployments', () => {
     const values = (tag: string, replicas: number) => ({ decode: { replicas, containers: [{ image: `img:${tag}` }] } });
     const newModel = model('A', { images: [{ image: 'img:2', where: 'models/generative/A/ms/values.yaml: decode.containers[0].image' }] });
     const diff = diffDeployments(side([model('A')], [namespace('A'), chart('A', values('1', 1))]), side([newModel], [namespace('A'), chart('A', values('2', 2))]));
-    expect(diff.summary).toEqual({ create: 0, update: 1, replace: 0, delete: 0, same: 1 });
+    expect(diff.summary).toEqual({ create: 0, update: 1, replace: 0, delete: 0, unchangedModels: 0 });
     expect(diff.models).toEqual([
       {
         name: 'A',
@@ -207,7 +207,7 @@ describe('diffDeployments', () => {
 
   it('creates an added model, deletes a removed one and warns of the removal', () => {
     const diff = diffDeployments(side([model('A')], [component('A'), namespace('A'), chart('A', {})]), side([model('B')], [component('B'), namespace('B')]));
-    expect(diff.summary).toEqual({ create: 1, update: 0, replace: 0, delete: 2, same: 0 });
+    expect(diff.summary).toEqual({ create: 1, update: 0, replace: 0, delete: 2, unchangedModels: 0 });
     expect(diff.models.map((m) => [m.name, m.status, m.resources.map((r) => `${r.action} ${r.object}`), m.images])).toEqual([
       ['A', 'removed', ['delete Namespace llm-d-a', 'delete release llm-d-a/ms-a (llm-d-modelservice)'], { added: [], removed: ['img:1'], changed: [] }],
       ['B', 'added', ['create Namespace llm-d-b'], { added: ['img:1'], removed: [], changed: [] }],
