@@ -9,8 +9,8 @@
 //   - `diff --base HEAD` of the example stack (apps/app-serving/Pulumi.example.yaml, 2 models) with one
 //     model changed (target: ≤ 2 s).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatedStack } from './generated-stack.mjs';
@@ -49,13 +49,21 @@ const commands = {
   'diff --base HEAD --json (100 models, 1 changed)': [[bin, 'diff', '--base', 'HEAD', '--json', '--stack', 'Pulumi.big.yaml'], big],
   'diff --base HEAD (example, 1 changed)': [[bin, 'diff', '--base', 'HEAD'], example],
 };
+// CPU time (user + system) of each run too, through GNU time where there is one: on a machine shared
+// with other work, wall time measures the neighbours as much as the command.
+const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true']).status === 0;
 const times = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
+const cpu = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
 for (let i = 0; i < runs; i += 1) {
   for (const [name, [args, cwd]] of Object.entries(commands)) {
     const start = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    const result = gnuTime
+      ? spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, ...args], { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' })
+      : spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     times[name].push(Number(process.hrtime.bigint() - start) / 1e6);
     if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+    const used = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr);
+    if (used) cpu[name].push((Number(used[1]) + Number(used[2])) * 1000);
   }
 }
 rmSync(big, { recursive: true, force: true });
@@ -63,8 +71,10 @@ rmSync(example, { recursive: true, force: true });
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 const render = median(times['render --json (100 models)']);
-console.log(`median of ${runs} runs, whole process, node ${process.version}`);
+const renderCpu = gnuTime ? median(cpu['render --json (100 models)']) : 0;
+console.log(`median of ${runs} runs, whole process, node ${process.version}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
 for (const name of Object.keys(commands)) {
   const ms = median(times[name]);
-  console.log(`${name.padEnd(48)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / render).toFixed(2)}× render`);
+  const cpuText = gnuTime ? `   cpu ${median(cpu[name]).toFixed(0).padStart(6)} ms  ${(median(cpu[name]) / renderCpu).toFixed(2)}× render` : '';
+  console.log(`${name.padEnd(48)} wall ${ms.toFixed(0).padStart(6)} ms  ${(ms / render).toFixed(2)}× render${cpuText}`);
 }

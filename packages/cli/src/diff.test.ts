@@ -397,6 +397,9 @@ describe('diff: formats and usage', { timeout: 60_000 }, () => {
       const result = await cli(['diff', '--stack', 'head/Pulumi.t.yaml', ...args], { cwd: dir });
       expect(result.code, args.join(' ')).toBe(2);
     }
+    const missing = await cli(['diff', '--stack', 'head/Pulumi.t.yaml', '--base-stack', 'nope/Pulumi.t.yaml'], { cwd: dir });
+    expect(missing).toMatchObject({ code: 2, stdout: '' });
+    expect(missing.stderr).toContain('error: --base-stack nope/Pulumi.t.yaml: no such file');
   });
 
   it('names the side of a broken revision, and exits 1', async () => {

@@ -121,15 +121,14 @@ function loadWorkingTree(options: DiffOptions): LoadedSide {
 
 function loadFiles(stack: string, modelsDir: string | undefined): LoadedSide {
   const options = { stack, ...(modelsDir !== undefined && { modelsDir }) };
-  const file = resolveStackFile(options);
-  const side = (() => {
-    try {
-      return loadAndPlan(options);
-    } catch (error) {
-      throw relabel(error, '--base-stack', (option) => option.replace('--stack', '--base-stack').replace('--models-dir', '--base-models-dir'));
-    }
-  })();
-  return { info: { ref: null, commit: null, stack: displayPath(file), exists: true }, plan: side.plan, secrets: stackSecretFingerprints(readFileSync(file, 'utf8')) };
+  let side: ReturnType<typeof loadAndPlan>;
+  try {
+    side = loadAndPlan(options);
+  } catch (error) {
+    // The messages name --stack and --models-dir: here they are --base-stack and --base-models-dir.
+    throw relabel(error, null, (text) => text.replace(/(^|[^-\w])--stack\b/g, '$1--base-stack').replace(/(^|[^-\w])--models-dir\b/g, '$1--base-models-dir'));
+  }
+  return { info: { ref: null, commit: null, stack: displayPath(side.file), exists: true }, plan: side.plan, secrets: stackSecretFingerprints(readFileSync(side.file, 'utf8')) };
 }
 
 /**
@@ -196,8 +195,8 @@ function relocate(plan: DeploymentPlan, tmp: string, ref: string): DeploymentPla
 }
 
 /** A problem of one side, named as that side: issue files as `<ref>:<path>`, usage errors with the option. */
-function relabel(error: unknown, option: string, rename: (text: string) => string): unknown {
+function relabel(error: unknown, option: string | null, rename: (text: string) => string): unknown {
   if (isStackError(error)) return new StackError(error.issues.map((issue) => ({ ...issue, ...(issue.file !== undefined && { file: rename(issue.file) }), message: rename(issue.message) })));
-  if (error instanceof UsageError) return new UsageError(`${option}: ${rename(error.message)}`);
+  if (error instanceof UsageError) return new UsageError(`${option === null ? '' : `${option}: `}${rename(error.message)}`);
   return error;
 }
