@@ -78,16 +78,22 @@ export default async function diff({ options, output }: { options: DiffOptions; 
  * only the other models are rendered — with the same code as `render`.
  */
 async function compare(base: LoadedSide, head: LoadedSide): Promise<DeploymentDiff> {
-  const { renderStack } = await import('@app-serving/pulumi-components/render');
   // The base is the same Pulumi stack as the head: same stack name, so that URNs match.
   const stackName = head.plan?.stack ?? base.plan?.stack ?? 'stack';
   const basePlan = base.plan && { ...base.plan, stack: stackName };
   const headPlan = head.plan && { ...head.plan, stack: stackName };
-  const same = basePlan && headPlan ? unchangedModels(basePlan, headPlan, deepEqual(base.secrets, head.secrets)) : new Set<string>();
+  const same = basePlan && headPlan ? unchangedModels(basePlan, headPlan, deepEqual(base.secrets, head.secrets)) : null;
+  // Nothing differs (the usual case for a pull request that touches other files): nothing to render,
+  // and Pulumi is not even loaded.
+  if (same && same.models.size === basePlan!.models.length && same.models.size === headPlan!.models.length && same.stackWide) {
+    return diffDeployments({ plan: basePlan, resources: [] }, { plan: headPlan, resources: [] });
+  }
+  const skip = same?.models ?? new Set<string>();
+  const { renderStack } = await import('@app-serving/pulumi-components/render');
   const render = async (plan: DeploymentPlan | null, secrets: Record<string, string>): Promise<DiffResource[]> => {
     if (!plan) return [];
     const placeholders = Object.fromEntries(Object.entries(secrets).map(([key, fp]) => [key, `app-serving-diff-${fp}`]));
-    const changed = { ...plan, models: plan.models.filter((m) => !same.has(m.name)) };
+    const changed = { ...plan, models: plan.models.filter((m) => !skip.has(m.name)) };
     return (await renderStack(changed, { secrets: placeholders, secretDigests: true })).resources;
   };
   const baseResources = await render(basePlan, base.secrets);
@@ -95,17 +101,20 @@ async function compare(base: LoadedSide, head: LoadedSide): Promise<DeploymentDi
   return diffDeployments({ plan: basePlan, resources: baseResources, secrets: base.secrets }, { plan: headPlan, resources: headResources, secrets: head.secrets } satisfies DiffSide);
 }
 
-/** Names of the models planned identically on both sides, when nothing stack-wide differs (else none). */
-function unchangedModels(base: DeploymentPlan, head: DeploymentPlan, sameSecrets: boolean): Set<string> {
+/**
+ * Whether nothing stack-wide differs (the stack's settings, its secrets), and then the names of the
+ * models planned identically on both sides (else none: a stack-wide change may reach every model).
+ */
+function unchangedModels(base: DeploymentPlan, head: DeploymentPlan, sameSecrets: boolean): { stackWide: boolean; models: Set<string> } {
   const stackWide = (p: DeploymentPlan) => ({ ...p, file: '', models: [], images: [], warnings: [] });
-  if (!sameSecrets || !deepEqual(plain(stackWide(base)), plain(stackWide(head)))) return new Set();
+  if (!sameSecrets || !deepEqual(plain(stackWide(base)), plain(stackWide(head)))) return { stackWide: false, models: new Set() };
   const byName = new Map(head.models.map((m) => [m.name, m]));
-  const out = new Set<string>();
+  const models = new Set<string>();
   for (const model of base.models) {
     const other = byName.get(model.name);
-    if (other && deepEqual(plain(model, model.folder), plain(other, other.folder))) out.add(model.name);
+    if (other && deepEqual(plain(model, model.folder), plain(other, other.folder))) models.add(model.name);
   }
-  return out;
+  return { stackWide: true, models };
 }
 
 /** A JSON copy, the model folder's path replaced (two checkouts of one model compare equal). */
