@@ -402,11 +402,25 @@ describe('diff: formats and usage', { timeout: 60_000 }, () => {
     expect(missing.stderr).toContain('error: --base-stack nope/Pulumi.t.yaml: no such file');
   });
 
-  it('names the side of a broken revision, and exits 1', async () => {
-    const dir = fixtureRepo({ ...revision('base'), ...revision('head'), 'base/Pulumi.t.yaml': 'config:\n  app-serving:cloudProvider: moon\n' });
+  it('reports the problems of both revisions in one pass, each with its file, and exits 1', async () => {
+    const dir = fixtureRepo({
+      ...revision('base'),
+      ...revision('head'),
+      'base/Pulumi.t.yaml': 'config:\n  app-serving:cloudProvider: moon\n',
+      'head/Pulumi.t.yaml': 'config:\n  app-serving:cloudProvider: mars\n',
+    });
     const result = await cli(['diff', '--base-stack', 'base/Pulumi.t.yaml', '--stack', 'head/Pulumi.t.yaml'], { cwd: dir });
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain('base/Pulumi.t.yaml:2: cloudProvider: must be one of');
+    expect(result.stderr).toBe('4 problems\n');
+    expect(result.stdout).toBe(
+      [
+        'base/Pulumi.t.yaml:1: models: is required',
+        'base/Pulumi.t.yaml:2: cloudProvider: must be one of "cloud", "on-prem", not "moon"',
+        'head/Pulumi.t.yaml:1: models: is required',
+        'head/Pulumi.t.yaml:2: cloudProvider: must be one of "cloud", "on-prem", not "mars"',
+        '',
+      ].join('\n'),
+    );
   });
 });
 

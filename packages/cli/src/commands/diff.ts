@@ -62,14 +62,26 @@ export default async function diff({ options, output }: { options: DiffOptions; 
   if (options.baseModelsDir !== undefined && options.baseStack === undefined) throw new UsageError('--base-models-dir goes with --base-stack (with --base, the models folder is read at the ref)');
 
   const cwd = process.cwd();
-  const head = options.head !== undefined ? loadFromGit(options.head, '--head', options, cwd) : loadWorkingTree(options);
-  const base = options.base !== undefined ? loadFromGit(options.base, '--base', options, cwd) : loadFiles(options.baseStack!, options.baseModelsDir);
+  // Both sides are loaded before either's problems are reported: every problem in one pass.
+  const head = attempt(() => (options.head !== undefined ? loadFromGit(options.head, '--head', options, cwd) : loadWorkingTree(options)));
+  const base = attempt(() => (options.base !== undefined ? loadFromGit(options.base, '--base', options, cwd) : loadFiles(options.baseStack!, options.baseModelsDir)));
+  if ('error' in head && 'error' in base && isStackError(head.error) && isStackError(base.error)) throw new StackError([...base.error.issues, ...head.error.issues]);
+  if ('error' in head) throw head.error;
+  if ('error' in base) throw base.error;
 
-  const result = await compare(base, head);
-  const header: DiffHeader = { base: base.info, head: head.info };
-  if (format === 'json') output.json({ base: base.info, head: head.info, ...result });
+  const result = await compare(base.side, head.side);
+  const header: DiffHeader = { base: base.side.info, head: head.side.info };
+  if (format === 'json') output.json({ base: header.base, head: header.head, ...result });
   else output.out(format === 'markdown' ? formatMarkdown(result, header) : formatText(result, header, output.color));
   return options.exitCode && result.changed ? EXIT.problems : EXIT.ok;
+}
+
+function attempt(load: () => LoadedSide): { side: LoadedSide } | { error: unknown } {
+  try {
+    return { side: load() };
+  } catch (error) {
+    return { error };
+  }
 }
 
 /**
