@@ -10,8 +10,8 @@ describe('help, version and usage errors', () => {
   it('prints help for the program and every command', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['validate', 'plan', 'render', 'images', 'new-model', 'verify']) expect(help.stdout).toContain(command);
-    for (const command of ['validate', 'plan', 'render', 'images', 'new-model', 'verify']) {
+    for (const command of ['validate', 'plan', 'render', 'diff', 'images', 'new-model', 'verify']) expect(help.stdout).toContain(command);
+    for (const command of ['validate', 'plan', 'render', 'diff', 'images', 'new-model', 'verify']) {
       const result = await cli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`Usage: app-serving ${command}`);

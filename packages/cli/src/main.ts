@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<unknown>> = {
   validate: () => import('./commands/validate.ts'),
   plan: () => import('./commands/plan.ts'),
   render: () => import('./commands/render.ts'),
+  diff: () => import('./commands/diff.ts'),
   images: () => import('./commands/images.ts'),
   'new-model': () => import('./commands/new-model.ts'),
   verify: () => import('./commands/verify.ts'),
@@ -141,6 +142,18 @@ function buildProgram(onAction: OnAction): Command {
       .description('run the real Pulumi components offline (no cluster, no Pulumi CLI) and print every resource they register')
       .option('-o, --out <dir>', 'write one file per resource into this folder'),
   ).action(withArgs('render'));
+
+  stackOptions(
+    program
+      .command('diff')
+      .description('what changes in the cluster between two revisions of the stack, offline: values, images, and what Pulumi would create, update, replace or delete')
+      .option('--base <git-ref>', 'compare with the stack file and models folder at this git ref (e.g. origin/main)')
+      .option('--head <git-ref>', 'the new revision at this git ref (default: the working tree)')
+      .option('--base-stack <file>', 'compare with this stack file instead of a git ref')
+      .option('--base-models-dir <dir>', 'the models folder of --base-stack (default: the first models/ above it)')
+      .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']).default('text'))
+      .option('--exit-code', 'exit with 1 when there are changes, 0 when there are none (like git diff --exit-code)'),
+  ).action(withArgs('diff'));
 
   stackOptions(
     program

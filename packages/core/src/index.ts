@@ -7,7 +7,7 @@
 // Errors and secrets
 export { StackError, IssueList, isStackError, formatIssue, formatPath } from './errors.ts';
 export type { Issue, IssueCode, WarningCode } from './errors.ts';
-export { Secret, isSecret } from './secret.ts';
+export { Secret, isSecret, REDACTED_SECRET, redactedSecret, isRedactedSecret } from './secret.ts';
 
 // Constants
 export {
@@ -141,3 +141,25 @@ export {
 // Utilities
 export { displayPath } from './paths.ts';
 export { closest, didYouMean } from './suggest.ts';
+
+// Diff of two revisions
+export { diffDeployments, describeObject } from './diff/deployment.ts';
+export type {
+  DeploymentDiff,
+  DiffOptions,
+  DiffResource,
+  DiffSide,
+  DiffSummary,
+  DiffWarning,
+  DiffWarningCode,
+  ImagesDiff,
+  ModelDiff,
+  ReleaseValuesDiff,
+  ResourceAction,
+  ResourceChange,
+} from './diff/deployment.ts';
+export { diffValues, pathCovers } from './diff/values.ts';
+export type { ValueChange } from './diff/values.ts';
+export { FORCE_NEW_FIELDS, replaceVerdict } from './diff/replace.ts';
+export type { ReplaceVerdict, ReplaceContext } from './diff/replace.ts';
+export { stackSecretFingerprints } from './diff/secrets.ts';

@@ -59,3 +59,19 @@ export class Secret {
 export function isSecret(value: unknown): value is Secret {
   return value instanceof Secret || (typeof value === 'object' && value !== null && value.constructor?.name === 'Secret' && typeof (value as Secret).reveal === 'function');
 }
+
+/** How every secret value is printed (by {@link Secret}, `render`, `diff`). */
+export const REDACTED_SECRET = REDACTED;
+
+/**
+ * A redacted secret that still tells two values apart: `[secret:<digest>]`, the digest made by the
+ * caller (e.g. an HMAC under a key that lives only in one process). Without a digest, `[secret]`.
+ */
+export function redactedSecret(digest?: string): string {
+  return digest === undefined ? REDACTED : `[secret:${digest}]`;
+}
+
+/** True for a value printed in place of a secret: `[secret]` or `[secret:<digest>]`. */
+export function isRedactedSecret(value: unknown): value is string {
+  return typeof value === 'string' && (value === REDACTED || /^\[secret:[0-9a-f]+\]$/.test(value));
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { examplePlan, kservePlan, manyModelsPlan } from '../test/harness.ts';
 import { renderStack, type RenderedStack } from './render.ts';
 
-const FIELDS = ['dependsOn', 'inputs', 'name', 'parent', 'type', 'urn'];
+const FIELDS = ['dependsOn', 'inputs', 'model', 'name', 'options', 'parent', 'type', 'urn'];
 
 describe('renderStack', () => {
   it('lists every resource of the cloud stack in tree order with parent and dependency URNs', async () => {
@@ -69,6 +69,29 @@ describe('renderStack', () => {
     const [second, third] = await Promise.all([renderStack(plan, { secrets: { harborToken: token }, homeDir: '/home/ops' }), renderStack(plan, { homeDir: '/home/ops' })]);
     expect(second).toEqual(first);
     expect(third).toEqual(first);
+  });
+
+  it('names the model of each resource, and its replace options', async () => {
+    const out = await renderStack(examplePlan('example'));
+    const byName = new Map(out.resources.map((r) => [r.name, r]));
+    expect(byName.get('app-serving')!.model).toBeNull();
+    expect(byName.get('app-serving-provider')!.model).toBeNull();
+    expect(byName.get('app-serving-qwen3-06b-rke2')!.model).toBe('Qwen3-0.6B-rke2');
+    expect(byName.get('app-serving-qwen3-06b-rke2-storage-pull-job')!.model).toBe('Qwen3-0.6B-rke2');
+    expect(byName.get('app-serving-bge-small-rke2-namespace-namespace')!.model).toBe('bge-small-en-v1.5-rke2');
+    expect(byName.get('app-serving-qwen3-06b-rke2-storage-pull-job')!.options).toEqual({ replaceOnChanges: ['spec.template'], deleteBeforeReplace: true, ignoreChanges: [] });
+    expect(byName.get('app-serving-qwen3-06b-rke2-storage-pvc')!.options).toEqual({ replaceOnChanges: [], deleteBeforeReplace: false, ignoreChanges: [] });
+  });
+
+  it('with secretDigests, tells secret inputs apart without showing them', async () => {
+    const plan = examplePlan('example');
+    const digests = async (harborToken: string) =>
+      (await renderStack(plan, { secrets: { harborToken }, secretDigests: true })).resources.filter((r) => r.type === 'kubernetes:core/v1:Secret').map((r) => r.inputs.stringData as string);
+    const [a, b, c] = await Promise.all([digests('token-one'), digests('token-one'), digests('token-two')]);
+    expect(a[0]).toMatch(/^\[secret:[0-9a-f]{16}\]$/);
+    expect(b).toEqual(a);
+    expect(c[0]).not.toBe(a[0]);
+    expect(JSON.stringify([a, c])).not.toContain('token-');
   });
 
   it('renders the KServe stack, placeholders standing in for secrets it was not given', async () => {

@@ -5,13 +5,18 @@
  * under Pulumi's mocks (no engine, no CLI, no cluster, no network; an invoke is an error) and
  * lists every resource with its inputs, secrets replaced by `"[secret]"`.
  */
-import type { DeploymentPlan } from '@app-serving/core';
+import { createHmac, randomBytes } from 'node:crypto';
+import { REDACTED_SECRET, redactedSecret, type DeploymentPlan } from '@app-serving/core';
 import * as pulumi from '@pulumi/pulumi';
 import { AppServing } from './app-serving.ts';
-import { recordUnderMocks, redactSecrets, type RecordedResource } from './mock-runtime.ts';
+import { TYPE_TOKENS, childName } from './component-names.ts';
+import { isSecretValue, recordUnderMocks, redactSecrets, type RecordedResource } from './mock-runtime.ts';
 
 /** What a secret input is printed as. */
-export const REDACTED = '[secret]';
+export const REDACTED = REDACTED_SECRET;
+
+/** A key for {@link RenderOptions.secretDigests}, new in every process: digests compare within one process only. */
+const DIGEST_KEY = randomBytes(32);
 
 /** Options of {@link renderStack}. */
 export interface RenderOptions {
@@ -35,6 +40,13 @@ export interface RenderOptions {
    * printed as "[secret]". By default each secret the plan needs gets a placeholder.
    */
   readonly secrets?: { readonly harborToken?: string; readonly hfToken?: string; readonly kubeconfig?: string };
+  /**
+   * Print each secret input as `[secret:<digest>]` instead of `[secret]`: an HMAC of the value
+   * under a key made afresh in each process, so that two renders in one process can tell whether
+   * a secret input changed (`app-serving diff`), while the digest means nothing anywhere else.
+   * @default false
+   */
+  readonly secretDigests?: boolean;
 }
 
 /** One resource of a rendered stack. */
@@ -49,8 +61,16 @@ export interface RenderedResource {
   readonly parent: string | null;
   /** URNs of the resources this one waits for, sorted. */
   readonly dependsOn: string[];
-  /** Inputs, every secret value replaced by "[secret]". */
+  /** Inputs, every secret value replaced by "[secret]" (or `[secret:<digest>]`, see {@link RenderOptions.secretDigests}). */
   readonly inputs: Record<string, unknown>;
+  /** The name of the plan's model this resource belongs to (its model component or below), or null for stack-wide ones. */
+  readonly model: string | null;
+  /** The resource options that decide how Pulumi changes it. */
+  readonly options: {
+    readonly replaceOnChanges: readonly string[];
+    readonly deleteBeforeReplace: boolean;
+    readonly ignoreChanges: readonly string[];
+  };
 }
 
 /** A rendered stack: resources in tree order (pre-order; siblings by name, then type). */
@@ -83,6 +103,8 @@ export async function renderStack(plan: DeploymentPlan, options: RenderOptions =
   );
   const urns = engineUrns(records, plan.stack, options.project ?? 'app-serving');
   const urn = (mock: string) => urns.get(mock) ?? mock;
+  const models = modelOf(records, plan, options.name ?? 'app-serving');
+  const redact = options.secretDigests ? digestSecrets : (value: unknown) => redactSecrets(value, REDACTED);
   return {
     resources: treeOrder(records).map((r) => ({
       urn: urn(r.urn),
@@ -90,9 +112,37 @@ export async function renderStack(plan: DeploymentPlan, options: RenderOptions =
       name: r.name,
       parent: r.parent === undefined ? null : urn(r.parent),
       dependsOn: r.dependencies.map(urn).sort(),
-      inputs: redactSecrets(r.inputs, REDACTED) as Record<string, unknown>,
+      inputs: redact(r.inputs) as Record<string, unknown>,
+      model: models.get(r.urn) ?? null,
+      options: { replaceOnChanges: r.options.replaceOnChanges, deleteBeforeReplace: r.options.deleteBeforeReplace, ignoreChanges: r.options.ignoreChanges },
     })),
   };
+}
+
+/** `value` with every secret replaced by `[secret:<digest>]` (see {@link RenderOptions.secretDigests}). */
+function digestSecrets(value: unknown): unknown {
+  if (isSecretValue(value)) return redactedSecret(createHmac('sha256', DIGEST_KEY).update(JSON.stringify(value.value ?? null)).digest('hex').slice(0, 16));
+  if (Array.isArray(value)) return value.map(digestSecrets);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, digestSecrets(v)]));
+  return value;
+}
+
+/** Mock URN → the name of the model whose component (`<root>-<slug>`, a child of the root) it is or is under. */
+function modelOf(records: readonly RecordedResource[], plan: DeploymentPlan, rootName: string): Map<string, string> {
+  const root = records.find((r) => r.parent === undefined && r.name === rootName);
+  const bySlugName = new Map(plan.models.map((m) => [childName(rootName, m.slug), m.name]));
+  const out = new Map<string, string>();
+  const byUrn = new Map(records.map((r) => [r.urn, r]));
+  const find = (r: RecordedResource): string | undefined => {
+    if (out.has(r.urn)) return out.get(r.urn);
+    if (r.parent === undefined) return undefined;
+    const isModel = r.type === TYPE_TOKENS.LlmdModel || r.type === TYPE_TOKENS.KserveModel;
+    const model = r.parent === root?.urn ? (isModel ? bySlugName.get(r.name) : undefined) : (byUrn.get(r.parent) && find(byUrn.get(r.parent)!));
+    if (model !== undefined) out.set(r.urn, model);
+    return model;
+  };
+  for (const r of records) find(r);
+  return out;
 }
 
 /**

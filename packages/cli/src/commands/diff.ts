@@ -1,0 +1,223 @@
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
+import {
+  deepEqual,
+  diffDeployments,
+  displayPath,
+  isStackError,
+  stackSecretFingerprints,
+  StackError,
+  type DeploymentDiff,
+  type DeploymentPlan,
+  type DiffResource,
+  type DiffSide,
+} from '@app-serving/core';
+import { loadAndPlan, resolveModelsDir, resolveStackFile, type StackOptions } from '../context.ts';
+import { EXIT, UsageError } from '../errors.ts';
+import { extractPaths, gitTopLevel, inside, repoRelative, resolveCommit } from '../git.ts';
+import type { Output } from '../output.ts';
+import { formatMarkdown, formatText, type DiffHeader } from './diff-format.ts';
+
+interface DiffOptions extends StackOptions {
+  readonly base?: string;
+  readonly head?: string;
+  readonly baseStack?: string;
+  readonly baseModelsDir?: string;
+  readonly json?: boolean;
+  readonly format?: string;
+  readonly exitCode?: boolean;
+}
+
+/** Where one side of the diff comes from, as the output names it. */
+export interface SideInfo {
+  /** The git ref given (`--base main`), or null for files on disk. */
+  readonly ref: string | null;
+  /** The commit the ref names, or null. */
+  readonly commit: string | null;
+  /** The stack file (a path, `<ref>:<path>` for a git ref). */
+  readonly stack: string;
+  /** False when the stack file does not exist there: every model is added (or removed). */
+  readonly exists: boolean;
+}
+
+interface LoadedSide {
+  readonly info: SideInfo;
+  readonly plan: DeploymentPlan | null;
+  readonly secrets: Record<string, string>;
+}
+
+const FORMATS = ['text', 'markdown', 'json'] as const;
+
+/**
+ * `app-serving diff`: what changes in the cluster between two revisions of a stack, offline. Both
+ * revisions are planned and rendered with the same code as `render`; core compares them.
+ */
+export default async function diff({ options, output }: { options: DiffOptions; output: Output }): Promise<number> {
+  const format = options.json ? 'json' : (options.format ?? 'text');
+  if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format ${format}: must be one of ${FORMATS.join(', ')}`);
+  if ((options.base === undefined) === (options.baseStack === undefined)) {
+    throw new UsageError('give the revision to compare with: --base <git-ref> (e.g. origin/main), or --base-stack <file> [--base-models-dir <dir>]');
+  }
+  if (options.baseModelsDir !== undefined && options.baseStack === undefined) throw new UsageError('--base-models-dir goes with --base-stack (with --base, the models folder is read at the ref)');
+
+  const cwd = process.cwd();
+  // Both sides are loaded before either's problems are reported: every problem in one pass.
+  const head = attempt(() => (options.head !== undefined ? loadFromGit(options.head, '--head', options, cwd) : loadWorkingTree(options)));
+  const base = attempt(() => (options.base !== undefined ? loadFromGit(options.base, '--base', options, cwd) : loadFiles(options.baseStack!, options.baseModelsDir)));
+  if ('error' in head && 'error' in base && isStackError(head.error) && isStackError(base.error)) throw new StackError([...base.error.issues, ...head.error.issues]);
+  if ('error' in head) throw head.error;
+  if ('error' in base) throw base.error;
+
+  const result = await compare(base.side, head.side);
+  const header: DiffHeader = { base: base.side.info, head: head.side.info };
+  if (format === 'json') output.json({ base: header.base, head: header.head, ...result });
+  else output.out(format === 'markdown' ? formatMarkdown(result, header) : formatText(result, header, output.color));
+  return options.exitCode && result.changed ? EXIT.problems : EXIT.ok;
+}
+
+function attempt(load: () => LoadedSide): { side: LoadedSide } | { error: unknown } {
+  try {
+    return { side: load() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * Renders both sides and diffs them. A model whose plan is the same on both sides (and nothing
+ * stack-wide differs: the stack's settings, its secrets) registers the same resources on both, so
+ * only the other models are rendered — with the same code as `render`.
+ */
+async function compare(base: LoadedSide, head: LoadedSide): Promise<DeploymentDiff> {
+  // The base is the same Pulumi stack as the head: same stack name, so that URNs match.
+  const stackName = head.plan?.stack ?? base.plan?.stack ?? 'stack';
+  const basePlan = base.plan && { ...base.plan, stack: stackName };
+  const headPlan = head.plan && { ...head.plan, stack: stackName };
+  const same = basePlan && headPlan ? unchangedModels(basePlan, headPlan, deepEqual(base.secrets, head.secrets)) : null;
+  // Nothing differs (the usual case for a pull request that touches other files): nothing to render,
+  // and Pulumi is not even loaded.
+  if (same && same.models.size === basePlan!.models.length && same.models.size === headPlan!.models.length && same.stackWide) {
+    return diffDeployments({ plan: basePlan, resources: [] }, { plan: headPlan, resources: [] });
+  }
+  const skip = same?.models ?? new Set<string>();
+  const { renderStack } = await import('@app-serving/pulumi-components/render');
+  const render = async (plan: DeploymentPlan | null, secrets: Record<string, string>): Promise<DiffResource[]> => {
+    if (!plan) return [];
+    const placeholders = Object.fromEntries(Object.entries(secrets).map(([key, fp]) => [key, `app-serving-diff-${fp}`]));
+    const changed = { ...plan, models: plan.models.filter((m) => !skip.has(m.name)) };
+    return (await renderStack(changed, { secrets: placeholders, secretDigests: true })).resources;
+  };
+  const baseResources = await render(basePlan, base.secrets);
+  const headResources = await render(headPlan, head.secrets);
+  return diffDeployments({ plan: basePlan, resources: baseResources, secrets: base.secrets }, { plan: headPlan, resources: headResources, secrets: head.secrets } satisfies DiffSide);
+}
+
+/**
+ * Whether nothing stack-wide differs (the stack's settings, its secrets), and then the names of the
+ * models planned identically on both sides (else none: a stack-wide change may reach every model).
+ */
+function unchangedModels(base: DeploymentPlan, head: DeploymentPlan, sameSecrets: boolean): { stackWide: boolean; models: Set<string> } {
+  const stackWide = (p: DeploymentPlan) => ({ ...p, file: '', models: [], images: [], warnings: [] });
+  if (!sameSecrets || !deepEqual(plain(stackWide(base)), plain(stackWide(head)))) return { stackWide: false, models: new Set() };
+  const byName = new Map(head.models.map((m) => [m.name, m]));
+  const models = new Set<string>();
+  for (const model of base.models) {
+    const other = byName.get(model.name);
+    if (other && deepEqual(plain(model, model.folder), plain(other, other.folder))) models.add(model.name);
+  }
+  return { stackWide: true, models };
+}
+
+/** A JSON copy, the model folder's path replaced (two checkouts of one model compare equal). */
+function plain(value: unknown, folder?: string): unknown {
+  const text = JSON.stringify(value);
+  return JSON.parse(folder ? text.split(JSON.stringify(folder).slice(1, -1)).join('<model>') : text);
+}
+
+function loadWorkingTree(options: DiffOptions): LoadedSide {
+  const { file, plan } = loadAndPlan(options);
+  return { info: { ref: null, commit: null, stack: displayPath(file), exists: true }, plan, secrets: stackSecretFingerprints(readFileSync(file, 'utf8')) };
+}
+
+function loadFiles(stack: string, modelsDir: string | undefined): LoadedSide {
+  const options = { stack, ...(modelsDir !== undefined && { modelsDir }) };
+  let side: ReturnType<typeof loadAndPlan>;
+  try {
+    side = loadAndPlan(options);
+  } catch (error) {
+    // The messages name --stack and --models-dir: here they are --base-stack and --base-models-dir.
+    throw relabel(error, null, (text) => text.replace(/(^|[^-\w])--stack\b/g, '$1--base-stack').replace(/(^|[^-\w])--models-dir\b/g, '$1--base-models-dir'));
+  }
+  return { info: { ref: null, commit: null, stack: displayPath(side.file), exists: true }, plan: side.plan, secrets: stackSecretFingerprints(readFileSync(side.file, 'utf8')) };
+}
+
+/**
+ * One side at a git ref: the stack file and the models folder are read from git's object store
+ * into a temporary folder (the work tree is not touched), planned there, and the folder removed.
+ * The paths are the working tree's: `--stack` and `--models-dir` (or their defaults), relative to
+ * the repository's top.
+ */
+function loadFromGit(ref: string, option: '--base' | '--head', options: DiffOptions, cwd: string): LoadedSide {
+  const top = gitTopLevel(cwd);
+  const commit = resolveCommit(top, ref, option);
+  const stackFile = options.stack !== undefined ? resolve(cwd, options.stack) : resolveStackFile({}, cwd);
+  const stackRel = repoRelative(top, real(stackFile));
+  if (stackRel === null) throw new UsageError(`${displayPath(stackFile)}: the stack file is outside the git repository ${top}`);
+  const modelsDir = modelsDirFor(options, stackFile, cwd);
+  const modelsRel = modelsDir === null ? null : repoRelative(top, real(modelsDir));
+  if (modelsDir !== null && modelsRel === null) throw new UsageError(`${displayPath(modelsDir)}: the models folder is outside the git repository ${top}`);
+
+  const label = `${ref}:${stackRel}`;
+  const tmp = mkdtempSync(resolve(tmpdir(), 'app-serving-diff-'));
+  try {
+    const written = extractPaths(top, commit, [stackRel, ...(modelsRel ? [modelsRel] : [])], tmp);
+    if (!written.includes(stackRel)) return { info: { ref, commit, stack: label, exists: false }, plan: null, secrets: {} };
+    const file = inside(tmp, stackRel);
+    const stackOptions = { stack: file, ...(modelsRel !== null && existsSync(inside(tmp, modelsRel)) && { modelsDir: inside(tmp, modelsRel) }) };
+    try {
+      const { plan } = loadAndPlan(stackOptions);
+      return { info: { ref, commit, stack: label, exists: true }, plan: relocate(plan, tmp, ref), secrets: stackSecretFingerprints(readFileSync(file, 'utf8')) };
+    } catch (error) {
+      throw relabel(error, option, (message) => message.split(`${tmp}/`).join(`${ref}:`));
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The models folder of the working tree's layout: `--models-dir`, else the first `models/` above the stack file, else null. */
+function modelsDirFor(options: DiffOptions, stackFile: string, cwd: string): string | null {
+  if (options.modelsDir !== undefined) return resolve(cwd, options.modelsDir);
+  try {
+    return resolveModelsDir({}, dirname(stackFile), cwd);
+  } catch {
+    return null;
+  }
+}
+
+/** The real path of `path`, or of its folder when it does not exist (git reports real paths). */
+function real(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    try {
+      return resolve(realpathSync.native(dirname(path)), basename(path));
+    } catch {
+      return path;
+    }
+  }
+}
+
+/** The plan's paths (the stack file, model folders, image origins) as `<ref>:<path>`, not the temporary folder's. */
+function relocate(plan: DeploymentPlan, tmp: string, ref: string): DeploymentPlan {
+  const prefix = displayPath(tmp);
+  return JSON.parse(JSON.stringify(plan).split(`${JSON.stringify(prefix).slice(1, -1)}/`).join(`${ref}:`)) as DeploymentPlan;
+}
+
+/** A problem of one side, named as that side: issue files as `<ref>:<path>`, usage errors with the option. */
+function relabel(error: unknown, option: string | null, rename: (text: string) => string): unknown {
+  if (isStackError(error)) return new StackError(error.issues.map((issue) => ({ ...issue, ...(issue.file !== undefined && { file: rename(issue.file) }), message: rename(issue.message) })));
+  if (error instanceof UsageError) return new UsageError(`${option === null ? '' : `${option}: `}${rename(error.message)}`);
+  return error;
+}
