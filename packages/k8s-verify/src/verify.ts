@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { DeploymentPlan, LlmdModelPlan, ModelPlan } from '@app-serving/core';
-import { DEFAULT_BACKOFF, DeadlineError, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
+import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
 import { EndpointError, ENVOY_GATEWAY_SYSTEM_NAMESPACE, openKserveEndpoint, openServiceEndpoint, type OpenEndpoint } from './endpoints.ts';
@@ -118,7 +118,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
   const deadlineMs = options.deadlineMs ?? (options.waitMs ?? 0) + 300_000;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DeadlineError(deadlineMs)), deadlineMs);
-  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  const signal = options.signal ? anySignal([deadline.signal, options.signal]) : deadline.signal;
 
   const ownCluster = !options.baseUrl && !options.cluster;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
