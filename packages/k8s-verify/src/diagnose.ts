@@ -134,6 +134,8 @@ function requestCause(error: RequestError, timeoutMs: number, ctx: RouteContext)
       return 'the whole run has a deadline and it passed before this check finished; raise --timeout or --wait';
     case 'aborted':
       return 'the run was cancelled';
+    case 'too-large':
+      return 'the server sent far more than a smoke-test answer: a body or stream without end, or the wrong endpoint';
     default:
       return transport;
   }

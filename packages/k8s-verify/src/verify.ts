@@ -8,7 +8,7 @@ import { EndpointError, ENVOY_GATEWAY_SYSTEM_NAMESPACE, openKserveEndpoint, open
 import { VerifyError } from './errors.ts';
 import { joinUrl, type Endpoint } from './http.ts';
 import { connectCluster } from './kubeconfig.ts';
-import { loadCheck, runLoadProbe } from './load.ts';
+import { loadCheck, MAX_LOAD_CONCURRENCY, MAX_LOAD_REQUESTS, runLoadProbe } from './load.ts';
 import {
   checkChat,
   checkChatStream,
@@ -187,8 +187,12 @@ function validate(options: VerifyOptions): void {
   }
   if (options.load) {
     const { requests, concurrency } = options.load;
-    if (!Number.isInteger(requests) || requests < 1) throw new VerifyError('invalid-option', `--load must be a whole number ≥ 1, not ${requests}`);
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new VerifyError('invalid-option', `--concurrency must be a whole number ≥ 1, not ${concurrency}`);
+    if (!Number.isInteger(requests) || requests < 1 || requests > MAX_LOAD_REQUESTS) {
+      throw new VerifyError('invalid-option', `--load must be a whole number from 1 to ${MAX_LOAD_REQUESTS}, not ${requests}`);
+    }
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_LOAD_CONCURRENCY) {
+      throw new VerifyError('invalid-option', `--concurrency must be a whole number from 1 to ${MAX_LOAD_CONCURRENCY}, not ${concurrency}`);
+    }
   }
   if (options.baseUrl !== undefined) {
     let url: URL;
