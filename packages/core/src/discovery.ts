@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATEGORIES, type Category, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
@@ -8,6 +8,8 @@ import { IssueList, type Issue } from './errors.ts';
 import { slugProblem } from './names.ts';
 import { displayPath } from './paths.ts';
 import { didYouMean } from './suggest.ts';
+import { invalidImageReferences } from './oci-reference.ts';
+import { MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
 import { parseYaml, type YamlSource } from './yaml-source.ts';
 
 /** The values-folder prefixes of a model folder: `<prefix>-<slug>/values.yaml`. */
@@ -155,14 +157,18 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
 export function readValuesFile(file: string, list: IssueList): ValuesFile | undefined {
   if (!isFile(file)) return undefined;
   const shown = displayPath(file);
-  let text: string;
+  let read: ReturnType<typeof readTextFile>;
   try {
-    text = readFileSync(file, 'utf8');
+    read = readTextFile(file, MAX_VALUES_FILE_BYTES);
   } catch (error) {
     list.add({ code: 'file.unreadable', path: '', message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: shown });
     return undefined;
   }
-  const { source, issues } = parseYaml(shown, text);
+  if ('problem' in read) {
+    list.add({ code: 'file.too-large', path: '', message: `the values file ${read.problem}`, file: shown });
+    return undefined;
+  }
+  const { source, issues } = parseYaml(shown, read.text);
   if (issues.length > 0) {
     list.addAll(issues);
     return undefined;
@@ -172,6 +178,10 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
     list.add(source.issue('yaml.not-a-map', [], 'a values file must be a YAML mapping of chart values', ''));
     return undefined;
   }
+  // Image references are checked where they are written: they end up in skopeo commands and pod specs.
+  const bad = invalidImageReferences(value);
+  for (const { path, problem } of bad) list.add(source.issue('values.invalid', path, problem));
+  if (bad.length > 0) return undefined;
   return { file: shown, values: value as Record<string, unknown>, source };
 }
 

@@ -1,4 +1,4 @@
-import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
 import { formatPath, type Issue, type IssueCode } from './errors.ts';
 
 /** A parsed YAML file that can say on which line a key path sits. */
@@ -25,8 +25,52 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
     const line = error.linePos?.[0]?.line ?? (error.pos ? lineCounter.linePos(error.pos[0]).line : undefined);
     issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: ${firstLine(error.message)}`, file, ...(line ? { line } : {}) });
   }
-  const value = issues.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  if (issues.length === 0) issues.push(...aliasIssues(file, doc, lineCounter));
+  let value: unknown;
+  if (issues.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      // yaml throws for an alias bomb ("Excessive alias count"): a problem of the file, not a crash.
+      const first = firstAlias(doc);
+      const line = first?.range ? lineCounter.linePos(first.range[0]).line : undefined;
+      const why = /alias/i.test(error instanceof Error ? error.message : '')
+        ? `YAML aliases expand to too many nodes (more than ${MAX_ALIAS_COUNT} per anchor): an alias bomb? Write the values out instead of nesting aliases`
+        : `the YAML cannot be read: ${firstLine(error instanceof Error ? error.message : String(error))}`;
+      issues.push({ code: 'yaml.syntax', path: '', message: why, file, ...(line ? { line } : {}) });
+      value = undefined;
+    }
+  }
   return { source: makeSource(file, doc, lineCounter, value), issues };
+}
+
+/** Most expansions of one anchor through aliases (yaml's guard against "billion laughs"). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Aliases that refer to a node containing them: a cycle no values file can mean (and that recursion never ends on). */
+function aliasIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
+  const issues: Issue[] = [];
+  visit(doc, {
+    Alias(_key, node, path) {
+      const target = node.resolve(doc);
+      if (target && path.includes(target as never)) {
+        const line = node.range ? lineCounter.linePos(node.range[0]).line : undefined;
+        issues.push({ code: 'yaml.syntax', path: '', message: `YAML alias *${node.source} refers to its own anchor &${node.source} (a cycle): values cannot contain themselves`, file, ...(line ? { line } : {}) });
+      }
+    },
+  });
+  return issues;
+}
+
+function firstAlias(doc: Document): Alias | undefined {
+  let found: Alias | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** A source without text (a map handed over by a Pulumi program): no lines, only paths. */

@@ -53,7 +53,7 @@ export { EPP_EMBEDDINGS_REJECTION } from './diagnose.ts';
 export type { RouteContext } from './diagnose.ts';
 export { VerifyError, isVerifyError } from './errors.ts';
 export type { VerifyErrorCode } from './errors.ts';
-export { parseDuration } from './duration.ts';
+export { parseDuration, MAX_DURATION_MS } from './duration.ts';
 export { systemClock, DEFAULT_BACKOFF, DeadlineError, formatMs } from './clock.ts';
 export type { Clock, Backoff } from './clock.ts';
 export { Redactor, displayUrl } from './redact.ts';

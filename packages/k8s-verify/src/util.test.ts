@@ -14,6 +14,12 @@ describe('parseDuration', () => {
   it('rejects anything else, naming the forms', () => {
     for (const bad of ['', '5 m', '5x', 'm', '-1s', '1s2']) expect(() => parseDuration(bad)).toThrow(/is not a duration: use e\.g\. 500ms, 30s, 5m, 1h or 1m30s/);
   });
+
+  it('rejects durations a timer cannot hold (longer than 2^31 − 1 ms)', () => {
+    expect(parseDuration('596h')).toBe(596 * 3_600_000);
+    for (const bad of ['600h', '1200h', '99999999999999999999', '1e400']) expect(() => parseDuration(bad)).toThrow(/too long|is not a duration/);
+    expect(() => parseDuration('600h')).toThrow('"600h" is too long: at most 24 days (596h) can be timed');
+  });
 });
 
 describe('formatMs', () => {

@@ -5,6 +5,7 @@ import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, ty
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
 import { EndpointError, ENVOY_GATEWAY_SYSTEM_NAMESPACE, openKserveEndpoint, openServiceEndpoint, type OpenEndpoint } from './endpoints.ts';
+import { MAX_DURATION_MS } from './duration.ts';
 import { VerifyError } from './errors.ts';
 import { joinUrl, type Endpoint } from './http.ts';
 import { connectCluster } from './kubeconfig.ts';
@@ -178,10 +179,11 @@ function validate(options: VerifyOptions): void {
     if (value !== undefined && (!Number.isFinite(value) || value < 0 || (!zeroOk && value === 0))) {
       throw new VerifyError('invalid-option', `${flag} must be a ${zeroOk ? 'non-negative' : 'positive'} duration, not ${value}`);
     }
+    if (value !== undefined && value > MAX_DURATION_MS) throw new VerifyError('invalid-option', `${flag} is too long: at most 24 days (596h) can be timed`);
   };
   positive(options.timeoutMs, '--timeout');
   positive(options.waitMs, '--wait', true);
-  positive(options.deadlineMs, 'the deadline');
+  positive(options.deadlineMs, 'the deadline (--deadline plus --wait)');
   if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {
     throw new VerifyError('invalid-option', `maxTokens must be a whole number > 0, not ${options.maxTokens}`);
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES, PLATFORMS } from '../constants.ts';
+import { hasUrlCredentials } from '../redact.ts';
 import { isSecret, type Secret } from '../secret.ts';
 
 /**
@@ -8,6 +9,13 @@ import { isSecret, type Secret } from '../secret.ts';
  * Shapes and formats only; rules across keys (credentials per `cloudProvider`, platform-specific
  * `modelSource` fields, names) live in `rules.ts`, so that every problem is reported in one pass.
  */
+
+/** A chart or repository URL must not carry credentials: plan, render and Pulumi's state would show them. */
+const noCredentials = (url: string) => !hasUrlCredentials(url);
+const CREDENTIALS_IN_URL = {
+  message:
+    'carries credentials (user:password@ or a token in the query); remove them: a plain stack value is printed by plan and render and stored unencrypted (log in to the registry or repository on the machine that runs pulumi instead)',
+};
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
@@ -107,9 +115,9 @@ export const gpuTolerationSchema = z
 
 export const chartOverrideSchema = z
   .strictObject({
-    chart: z.string().min(1).optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
+    chart: z.string().min(1).refine(noCredentials, CREDENTIALS_IN_URL).optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
     version: z.string().min(1).optional(),
-    repo: z.string().url().optional().meta({ description: 'Helm repository URL (not for `oci://` charts).' }),
+    repo: z.string().url().refine(noCredentials, CREDENTIALS_IN_URL).optional().meta({ description: 'Helm repository URL (not for `oci://` charts).' }),
   })
   .meta({ description: 'Override a pinned chart (a mirror, or an upgrade).' });
 
