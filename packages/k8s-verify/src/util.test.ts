@@ -36,9 +36,20 @@ describe('redaction', () => {
   });
 
   it('removes URL credentials and query values', () => {
-    expect(urlSecrets('https://user:p%40ss@h/x?key=s3cret&v=1')).toEqual(['p@ss', 'user', 's3cret', '1']);
+    expect(urlSecrets('https://user:p%40ss@h/x?key=s3cret&v=1')).toEqual(['p@ss', 'user:p@ss', 's3cret', '1']);
     expect(displayUrl('https://user:pass@h:8443/base/?key=s3cret#x')).toBe('https://h:8443/base');
     expect(displayUrl('::')).toBe('[invalid URL]');
+  });
+});
+
+describe('redaction of every encoding of a secret', () => {
+  it('JSON-escaped (also twice), percent-encoded, base64 (the Basic credential of a URL)', () => {
+    const token = 'tok"en\\x1234';
+    const r = new Redactor([...headerSecrets({ Authorization: `Bearer ${token}` }), ...urlSecrets('http://user:PASSWORD1@h/')]);
+    const echoed = JSON.stringify({ error: JSON.stringify({ headers: { authorization: `Bearer ${token}`, basic: `Basic ${Buffer.from('user:PASSWORD1').toString('base64')}` } }) });
+    const out = r.text(`${echoed} ${encodeURIComponent(token)} http://user:PASSWORD1@h/`);
+    expect(out).not.toMatch(/tok|PASSWORD1|dXNlcjpQQVNTV09SRDE/);
+    expect(out).toContain('http://[redacted]@h/');
   });
 });
 
