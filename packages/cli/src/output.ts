@@ -43,6 +43,15 @@ export function safeText(text: string, colour: boolean): string {
 }
 
 /**
+ * JSON text fit for a terminal and for machines: credentials in URLs redacted, and the control
+ * characters JSON.stringify leaves raw (DEL, C1, U+2028/9) written as `\u` escapes, which parse
+ * back to the very same strings.
+ */
+export function safeJson(text: string): string {
+  return redactUrlCredentials(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
  * The output of one run: colour only on a TTY, never when NO_COLOR is set or --no-color given.
  * Every line passes through {@link safeText} (JSON through the URL-credential redaction only: it
  * escapes control characters itself and must stay exact).
@@ -59,8 +68,8 @@ export function createOutput(options: OutputOptions = {}): Output {
     tty,
     out: (line = '') => void stdout.write(`${safeText(line, enabled)}\n`),
     err: (line = '') => void stderr.write(`${safeText(line, enabled && Boolean(stderr.isTTY))}\n`),
-    json: (value) => void stdout.write(`${redactUrlCredentials(JSON.stringify(value, null, 2))}\n`),
-    raw: (text) => void stdout.write(redactUrlCredentials(text)),
+    json: (value) => void stdout.write(`${safeJson(JSON.stringify(value, null, 2))}\n`),
+    raw: (text) => void stdout.write(safeJson(text)),
   };
 }
 

@@ -19,12 +19,15 @@ export interface YamlSource {
  */
 export function parseYaml(file: string, text: string): { source: YamlSource; issues: Issue[] } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, keepSourceTokens: false });
+  // Duplicate keys are found below in one linear pass: yaml's own check (`uniqueKeys`) compares
+  // every key with every other, minutes for a map of 20,000 keys.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, keepSourceTokens: false });
   const issues: Issue[] = [];
   for (const error of doc.errors) {
     const line = error.linePos?.[0]?.line ?? (error.pos ? lineCounter.linePos(error.pos[0]).line : undefined);
     issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: ${firstLine(error.message)}`, file, ...(line ? { line } : {}) });
   }
+  if (issues.length === 0) issues.push(...duplicateKeyIssues(file, doc, lineCounter));
   if (issues.length === 0) issues.push(...aliasIssues(file, doc, lineCounter));
   let value: unknown;
   if (issues.length === 0) {
@@ -46,6 +49,27 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
 
 /** Most expansions of one anchor through aliases (yaml's guard against "billion laughs"). */
 export const MAX_ALIAS_COUNT = 100;
+
+/** Keys set twice in one map (as Helm and kubectl refuse them), with the line of the second. */
+function duplicateKeyIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
+  const issues: Issue[] = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (key === '<<' || (key !== null && typeof key === 'object')) continue;
+        if (seen.has(key)) {
+          const node = isNode(pair.key) ? pair.key : undefined;
+          const line = node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
+          issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: Map keys must be unique (${JSON.stringify(String(key)).slice(0, 80)} is set twice)`, file, ...(line ? { line } : {}) });
+        }
+        seen.add(key);
+      }
+    },
+  });
+  return issues;
+}
 
 /** Aliases that refer to a node containing them: a cycle no values file can mean (and that recursion never ends on). */
 function aliasIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
@@ -109,7 +133,7 @@ function nodeAt(doc: Document, path: readonly (string | number)[]): Node | undef
   for (const segment of path) {
     keyNode = undefined;
     if (isMap(node)) {
-      const pair = node.items.find((item) => (isScalar(item.key) ? item.key.value : item.key) === segment);
+      const pair = pairIndex(node).get(segment);
       if (!pair) return undefined;
       keyNode = isNode(pair.key) ? pair.key : undefined;
       node = pair.value;
@@ -120,6 +144,22 @@ function nodeAt(doc: Document, path: readonly (string | number)[]): Node | undef
     }
   }
   return keyNode ?? (isNode(node) ? node : undefined);
+}
+
+/** The pairs of a map by key, built once per map: looking up thousands of issues stays linear. */
+const PAIR_INDEX = new WeakMap<object, Map<unknown, { key: unknown; value: unknown }>>();
+
+function pairIndex(map: { items: { key: unknown; value: unknown }[] }): Map<unknown, { key: unknown; value: unknown }> {
+  let index = PAIR_INDEX.get(map);
+  if (!index) {
+    index = new Map();
+    for (const item of map.items) {
+      const key = isScalar(item.key) ? item.key.value : item.key;
+      if (!index.has(key)) index.set(key, item);
+    }
+    PAIR_INDEX.set(map, index);
+  }
+  return index;
 }
 
 function firstLine(message: string): string {
