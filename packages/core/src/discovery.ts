@@ -91,6 +91,11 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
   const platform = modelPlatform(config, entry);
   const dir = join(modelsDir, category, entry.name);
   const shown = displayPath(dir);
+  // Never read outside models/<category>/ (the schema refuses such names; a program may bypass it).
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(entry.name)) {
+    list.add(config.locate('config.invalid', at('name'), 'must be a model folder name (letters, digits, ".", "_", "-"; no "/" or "..")'));
+    return undefined;
+  }
   if (!isDirectory(dir)) {
     const elsewhere = CATEGORIES.find((c) => c !== category && isDirectory(join(modelsDir, c, entry.name)));
     const hint = elsewhere

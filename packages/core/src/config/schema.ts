@@ -17,6 +17,8 @@ const CREDENTIALS_IN_URL = {
     'carries credentials (user:password@ or a token in the query); remove them: a plain stack value is printed by plan and render and stored unencrypted (log in to the registry or repository on the machine that runs pulumi instead)',
 };
 
+/** One folder name, never a path: nothing outside `models/<category>/` is ever read. */
+const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -123,7 +125,11 @@ export const chartOverrideSchema = z
 
 export const modelEntrySchema = z
   .strictObject({
-    name: z.string().min(1).meta({ description: 'The model folder name under `models/<category>/`.' }),
+    name: z
+      .string()
+      .min(1)
+      .regex(FOLDER_NAME, { message: 'must be a model folder name (letters, digits, ".", "_", "-"; no "/" or ".."): the folder under models/<category>/' })
+      .meta({ description: 'The model folder name under `models/<category>/`.' }),
     enabled: z.boolean().default(true).meta({ description: 'Disabled models are not read or deployed.' }),
     nodeSelector: nodeSelector.default({}),
     nameSpace: z.string().optional().meta({ description: 'Namespace override. Default: `llm-d-<slug>`.' }),
