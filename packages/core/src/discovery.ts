@@ -96,6 +96,11 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
     list.add(config.locate('config.invalid', at('name'), 'must be a model folder name (letters, digits, ".", "_", "-"; no "/" or "..")'));
     return undefined;
   }
+  const unreadable = accessProblem(dir);
+  if (unreadable) {
+    list.add(config.locate('file.unreadable', at('name'), `cannot read the model folder ${shown} (${unreadable}): check its permissions, or where its link points`));
+    return undefined;
+  }
   if (!isDirectory(dir)) {
     const elsewhere = CATEGORIES.find((c) => c !== category && isDirectory(join(modelsDir, c, entry.name)));
     const hint = elsewhere
@@ -190,13 +195,26 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
   return { file: shown, values: value as Record<string, unknown>, source };
 }
 
+/** Folders in `dir`, symlinks to folders included (a values folder may be a link to a shared one). */
 function subdirectories(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
+      .filter((d) => d.isDirectory() || (d.isSymbolicLink() && isDirectory(join(dir, d.name))))
       .map((d) => d.name);
   } catch {
     return [];
+  }
+}
+
+/** Why `path` cannot be looked at, when it exists but is unreadable (EACCES, ELOOP, …); null when it is fine or absent. */
+function accessProblem(path: string): string | null {
+  try {
+    statSync(path);
+    readdirSync(path);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? null : (code ?? String(error));
   }
 }
 

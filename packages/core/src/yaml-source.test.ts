@@ -72,3 +72,10 @@ describe('hostile YAML: aliases', () => {
     expect(source.value).toEqual({ base: { x: 1 }, copy: { x: 1 } });
   });
 });
+
+describe('hostile YAML: __proto__', () => {
+  it('a __proto__ key is an issue with its line, not silently dropped', () => {
+    const { issues } = parseYaml('v.yaml', 'a: 1\nb:\n  __proto__:\n    polluted: true\n');
+    expect(issues).toEqual([{ code: 'yaml.syntax', path: '', file: 'v.yaml', line: 3, message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently' }]);
+  });
+});

@@ -44,7 +44,22 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
       value = undefined;
     }
   }
+  if (issues.length === 0) issues.push(...protoKeyIssues(file, doc, lineCounter));
   return { source: makeSource(file, doc, lineCounter, value), issues };
+}
+
+/** `__proto__` keys: JavaScript objects drop them silently, so they would vanish from the values; say so instead. */
+function protoKeyIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
+  const issues: Issue[] = [];
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isScalar(pair.key) && pair.key.value === '__proto__') {
+        const line = pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : undefined;
+        issues.push({ code: 'yaml.syntax', path: '', message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently', file, ...(line ? { line } : {}) });
+      }
+    },
+  });
+  return issues;
 }
 
 /** Most expansions of one anchor through aliases (yaml's guard against "billion laughs"). */

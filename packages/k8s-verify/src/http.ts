@@ -69,9 +69,16 @@ export function toRequestError(error: unknown, signal: AbortSignal | undefined):
       return new RequestError('dns', 'host name does not resolve', code);
     default:
       if (message === 'socket hang up' || message === 'aborted') return new RequestError('reset', 'connection closed by the other side', code);
-      if (code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|ssl|tls/i.test(message))) return new RequestError('tls', `TLS failed: ${message}`, code);
+      // OpenSSL errors span several lines ("...:error:0A00010B:SSL routines:..."): the first says it.
+      if (code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|ssl|tls/i.test(message))) return new RequestError('tls', `TLS failed: ${tlsSummary(message, code)}`, code);
       return new RequestError('network', message, code);
   }
+}
+
+function tlsSummary(message: string, code: string): string {
+  const first = message.split('\n')[0]!.replace(/^[0-9A-F]{6,}:error:[0-9A-F]+:/i, '').trim();
+  if (/wrong version number|packet length too long|http request/i.test(message)) return `the server does not speak TLS here (${code}): use http://, or the TLS port`;
+  return first.length > 160 ? `${first.slice(0, 159)}…` : first || code;
 }
 
 export interface SendOptions {

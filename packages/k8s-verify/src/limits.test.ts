@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startModelServer, type Handler } from '../test/model-server.ts';
 import { MAX_BODY_BYTES, MAX_SSE_LINE_BYTES, SseParser } from './http.ts';
-import { checkChatStream, checkModels, streamChat } from './openai.ts';
+import { checkChat, checkChatStream, checkModels, streamChat } from './openai.ts';
 
 const MODEL = 'test-model';
 const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -75,5 +75,35 @@ describe('bodies and streams are bounded in memory, whatever --timeout says', ()
     const parser = new SseParser(100);
     expect(() => parser.feed(`${'data: aaaaaaaaaa\n'.repeat(20)}\n`)).toThrow(/an SSE event exceeded 100 bytes/);
     expect(() => new SseParser(100).feed('data: '.padEnd(200, 'b'))).toThrow(/an SSE line exceeded 100 bytes/);
+  });
+});
+
+describe('messages that say what is really wrong', () => {
+  it('a redirect names its Location, or says it has none', async () => {
+    const server = await startModelServer({
+      routes: {
+        'GET /v1/models': (_req, res) => {
+          res.writeHead(302);
+          res.end();
+        },
+        'POST /v1/chat/completions': (_req, res) => {
+          res.writeHead(301, { location: 'https://elsewhere.example.com/v1/chat/completions' });
+          res.end();
+        },
+      },
+    });
+    const models = await checkModels({ url: server.url }, MODEL);
+    expect(models.failure?.got).toBe('HTTP 302: a redirect without a Location header');
+    const chat = await checkChat({ url: server.url }, MODEL);
+    expect(chat.failure?.got).toBe('HTTP 301: a redirect to https://elsewhere.example.com/v1/chat/completions');
+    expect(chat.failure?.cause).toMatch(/does not follow redirects/);
+  });
+
+  it('a TLS error is one line', async () => {
+    const server = await startModelServer();
+    const result = await checkModels({ url: server.url.replace('http:', 'https:') }, MODEL, { timeoutMs: 5000 });
+    expect(result.status).toBe('fail');
+    expect(result.failure?.got).not.toContain('\n');
+    expect(result.failure?.got).toMatch(/^TLS failed: /);
   });
 });

@@ -77,7 +77,7 @@ async function exchange(
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: ${failure.got}`, { target, failure }) };
   }
   if (response.statusCode !== 200) {
-    const failure = httpFailure(expected, response.statusCode ?? 0, text, path, c.ctx());
+    const failure = httpFailure(expected, response.statusCode ?? 0, text, path, c.ctx(), response.headers.location ?? null);
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: HTTP ${response.statusCode}`, { target, failure }) };
   }
   try {
