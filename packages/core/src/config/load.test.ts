@@ -205,3 +205,29 @@ describe('secrets in the wrong place are never echoed', () => {
     expect(isSecret(config.kubeconfig)).toBe(true);
   });
 });
+
+describe('values Kubernetes and Helm would reject', () => {
+  it('toleration key and value, KServe gateway name, namespace and class, chart reference: every one, with its line', () => {
+    const text = `${CLOUD}  app-serving:gpuToleration:
+    key: "bad key!"
+    value: "a b"
+  app-serving:kserve:
+    gateway:
+      name: Bad_Name!
+      namespace: "UPPER ns"
+      className: "x y"
+  app-serving:charts:
+    gaie:
+      chart: "oci://x y/z"
+`;
+    const issues = issuesOf(() => parseStackFile(text, 'Pulumi.dev.yaml'));
+    expect(issues.map((i) => [i.path, i.line])).toEqual([
+      ['gpuToleration.key', 7],
+      ['gpuToleration.value', 8],
+      ['kserve.gateway.name', 11],
+      ['kserve.gateway.namespace', 12],
+      ['kserve.gateway.className', 13],
+      ['charts.gaie.chart', 16],
+    ]);
+  });
+});

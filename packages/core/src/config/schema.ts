@@ -19,6 +19,10 @@ const CREDENTIALS_IN_URL = {
 
 /** One folder name, never a path: nothing outside `models/<category>/` is ever read. */
 const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A DNS-1123 label (namespaces, Gateway names): ≤ 63 lower-case letters, digits and "-". */
+const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_LABEL_MESSAGE = 'must be a Kubernetes name (DNS-1123 label): at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit';
+const DNS_SUBDOMAIN_STRICT = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -108,16 +112,21 @@ export const modelSourceSchema = z
 
 export const gpuTolerationSchema = z
   .strictObject({
-    key: z.string().refine((k) => k.length > 0 && k.length <= 316, { message: 'must be a taint key' }),
+    key: z.string().refine(isLabelKey, { message: 'must be a taint key: [<DNS subdomain>/]<name>, the name ≤ 63 letters, digits, "-", "_", "." starting and ending with a letter or digit' }),
     operator: z.enum(['Equal', 'Exists']).default('Equal'),
-    value: z.string().max(63).optional(),
+    value: z.string().refine(isLabelValue, { message: 'must be a taint value: ≤ 63 letters, digits, "-", "_", "." starting and ending with a letter or digit' }).optional(),
     effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
   })
   .meta({ description: 'Toleration for the taint on GPU nodes; applied to model pods and pull Jobs.' });
 
 export const chartOverrideSchema = z
   .strictObject({
-    chart: z.string().min(1).refine(noCredentials, CREDENTIALS_IN_URL).optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
+    chart: z
+      .string()
+      .min(1)
+      .refine((c) => !/[\s\u0000-\u001f\u007f]/.test(c), { message: 'must not contain white space or control characters (a chart name, an oci:// reference or a folder path)' })
+      .refine(noCredentials, CREDENTIALS_IN_URL)
+      .optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
     version: z.string().min(1).optional(),
     repo: z.string().url().refine(noCredentials, CREDENTIALS_IN_URL).optional().meta({ description: 'Helm repository URL (not for `oci://` charts).' }),
   })
@@ -143,9 +152,9 @@ export const kserveSchema = z
   .strictObject({
     gateway: z
       .strictObject({
-        name: z.string().default('kserve-ingress-gateway'),
-        namespace: z.string().default('kserve'),
-        className: z.string().default('envoy'),
+        name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve-ingress-gateway'),
+        namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve'),
+        className: z.string().regex(DNS_SUBDOMAIN_STRICT, { message: 'must be a GatewayClass name: a DNS subdomain (lower-case letters, digits, "-", "."), at most 253 characters' }).default('envoy'),
         create: z.boolean().default(true).meta({ description: 'Create the GatewayClass and Gateway. Set false when the cluster already has them.' }),
       })
       .prefault({})
