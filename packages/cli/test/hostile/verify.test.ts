@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
 import { expectSafe, runCli, tempDir, type OnFinished } from './harness.ts';
@@ -107,5 +108,17 @@ describe.concurrent('verify against misbehaving servers', { timeout: 90_000 }, (
     });
     expectSafe(result, 'echo --json', { codes: [1], secrets: [TOKEN, PASSWORD, JSON.stringify(TOKEN).slice(1, -1), JSON.stringify(JSON.stringify(TOKEN)).slice(1, -1)] });
     JSON.parse(result.stdout);
+  });
+
+  it('a silent API server (--kubeconfig): --timeout bounds ready and every later check', async ({ onTestFinished }) => {
+    const url = await serve(() => undefined, onTestFinished);
+    const dir = tempDir(onTestFinished);
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${url}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: ${TOKEN.replace(/["\\]/g, '')}\n`,
+    );
+    const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--kubeconfig', kubeconfig, '--timeout', '1s', '--deadline', '60s'], { gcStress: true });
+    expectSafe(result, 'silent API server', { codes: [1], secrets: [TOKEN.replace(/["\\]/g, '')], maxMs: 25_000 });
   });
 });
