@@ -245,7 +245,7 @@ export function describe(value: unknown): string {
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') {
     // Never echo credentials a user put in the wrong place (`https://robot:PASS@harbor.local`).
-    if (looksLikeKubeconfig(value)) return 'kubeconfig content';
+    if (/\b(apiVersion|clusters|users)\s*:|certificate-authority-data|client-key-data|\btoken\s*:/.test(value)) return 'kubeconfig content';
     const shown = redactUrlCredentials(value);
     return shown.length > 60 ? `"${shown.slice(0, 57)}..."` : JSON.stringify(shown);
   }
