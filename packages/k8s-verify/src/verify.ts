@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { DeploymentPlan, LlmdModelPlan, ModelPlan } from '@app-serving/core';
+import { shellCommand, type DeploymentPlan, type LlmdModelPlan, type ModelPlan } from '@app-serving/core';
 import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
@@ -428,9 +428,9 @@ async function gatewayEndpoint(model: LlmdModelPlan, run: Run): Promise<Endpoint
 
 function routeHint(model: ModelPlan, run: Run): RouteHint {
   if (model.platform === 'kserve') {
-    return { kind: run.baseUrl ? 'direct' : 'kserve', pathPrefix: model.pathPrefix, logs: `kubectl logs -n ${model.namespace} -l ${labelSelector(model.podLabels)}` };
+    return { kind: run.baseUrl ? 'direct' : 'kserve', pathPrefix: model.pathPrefix, logs: shellCommand(['kubectl', 'logs', '-n', model.namespace, '-l', labelSelector(model.podLabels)]) };
   }
-  const logs = `kubectl logs -n ${model.namespace} deploy/${model.modelServer.decodeDeployment}`;
+  const logs = shellCommand(['kubectl', 'logs', '-n', model.namespace, `deploy/${model.modelServer.decodeDeployment}`]);
   if (run.baseUrl) return { kind: 'direct', logs };
   if (model.category === 'embedder') return { kind: 'service', logs };
   return { kind: 'gateway', route: `HTTPRoute ${model.httpRoute} on Gateway ${model.gateway.name}`, logs };
