@@ -183,7 +183,7 @@ describe.concurrent('hand-written hostile files', { timeout: 60_000 }, () => {
       ['--load', '10', '--concurrency', '0'],
     ]) {
       const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', 'http://127.0.0.1:9', ...flags]);
-      expectSafe(result, flags.join(' '), { codes: [2], maxMs: 10_000 });
+      expectSafe(result, flags.join(' '), { codes: [2], maxMs: 20_000 });
     }
   });
 
@@ -191,7 +191,7 @@ describe.concurrent('hand-written hostile files', { timeout: 60_000 }, () => {
     const dir = tempDir(onTestFinished);
     for (const junit of ['/nonexistent/r.xml', dir]) {
       const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', 'http://127.0.0.1:9', '--junit', junit]);
-      expectSafe(result, `--junit ${junit}`, { codes: [2], maxMs: 10_000 });
+      expectSafe(result, `--junit ${junit}`, { codes: [2], maxMs: 20_000 });
       expect(result.stderr).toMatch(/--junit/);
     }
     writeFileSync(join(dir, 'file'), '');
