@@ -4,6 +4,8 @@ import type { Issue } from '@app-serving/core';
 import { EXIT, UsageError } from './errors.ts';
 import { createOutput, type Output } from './output.ts';
 
+export { exitQuietlyOnClosedPipe } from './output.ts';
+
 /** Options shared by every command. */
 export interface GlobalOptions {
   readonly json?: boolean;
@@ -68,8 +70,10 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = proc
 function report(error: unknown, output: Output, options: GlobalOptions): number {
   const { color } = output;
   if (isStackError(error)) {
-    if (options.json) output.json({ ok: false, issues: error.issues.map(issueJson) });
-    else printIssues(error.issues, output);
+    if (options.json) {
+      const shown = error.issues.slice(0, MAX_JSON_ISSUES);
+      output.json({ ok: false, issues: shown.map(issueJson), ...(error.issues.length > shown.length && { moreIssues: error.issues.length - shown.length }) });
+    } else printIssues(error.issues, output);
     return EXIT.problems;
   }
   if (error instanceof UsageError) {
@@ -92,21 +96,33 @@ function isStackError(error: unknown): error is { issues: readonly Issue[] } {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'STACK_INVALID' && Array.isArray((error as { issues?: unknown }).issues);
 }
 
-/** Prints issues one per line, `<file>[:<line>]: <path>: <message>`, then a count. */
+/** Most problems printed one per line; the rest are counted ("… and 41,000 more"). */
+export const MAX_PRINTED_ISSUES = 100;
+/** Most problems in `--json` output (`moreIssues` counts the rest). */
+export const MAX_JSON_ISSUES = 1000;
+/** Longest problem message printed, in characters; longer ones end in "…". */
+export const MAX_ISSUE_LENGTH = 500;
+
+/** Prints issues one per line, `<file>[:<line>]: <path>: <message>`, at most {@link MAX_PRINTED_ISSUES}, then a count. */
 export function printIssues(issues: readonly Issue[], output: Output): void {
-  for (const issue of issues) output.out(formatLine(issue, output));
-  output.err(output.color.red(`${issues.length} ${issues.length === 1 ? 'problem' : 'problems'}`));
+  for (const issue of issues.slice(0, MAX_PRINTED_ISSUES)) output.out(formatLine(issue, output));
+  if (issues.length > MAX_PRINTED_ISSUES) output.out(`… and ${(issues.length - MAX_PRINTED_ISSUES).toLocaleString('en-US')} more`);
+  output.err(output.color.red(`${issues.length.toLocaleString('en-US')} ${issues.length === 1 ? 'problem' : 'problems'}`));
 }
 
 function formatLine(issue: Issue, output: Output): string {
-  const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ''}: ` : '';
-  const path = issue.path ? `${output.color.bold(issue.path)}: ` : '';
-  return `${output.color.dim(where)}${path}${issue.message}`;
+  const where = issue.file ? `${clip(issue.file, 200)}${issue.line ? `:${issue.line}` : ''}: ` : '';
+  const path = issue.path ? `${output.color.bold(clip(issue.path, 200))}: ` : '';
+  return `${output.color.dim(where)}${path}${clip(issue.message, MAX_ISSUE_LENGTH)}`;
+}
+
+function clip(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
 /** An issue as JSON (`line` only when known). */
 export function issueJson(issue: Issue): Record<string, unknown> {
-  return { code: issue.code, path: issue.path, message: issue.message, file: issue.file ?? null, ...(issue.line !== undefined && { line: issue.line }) };
+  return { code: issue.code, path: issue.path, message: clip(issue.message, MAX_ISSUE_LENGTH * 4), file: issue.file ?? null, ...(issue.line !== undefined && { line: issue.line }) };
 }
 
 type OnAction = (name: string, operands: string[], options: Record<string, unknown>) => Promise<void>;

@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { escapeControlChars, redactUrlCredentials } from '@app-serving/core';
 
 /** Colours that are on only on a TTY, never with NO_COLOR or --no-color. */
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -11,6 +12,8 @@ export interface Output {
   out(line?: string): void;
   err(line?: string): void;
   json(value: unknown): void;
+  /** Writes `text` to stdout as it is, after the same redaction (JSON or XML a command formatted itself). */
+  raw(text: string): void;
 }
 
 export interface OutputOptions {
@@ -21,7 +24,38 @@ export interface OutputOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** The output of one run: colour only on a TTY, never when NO_COLOR is set or --no-color given. */
+/** The SGR colour sequences picocolors writes: the only escape sequences human output may hold. */
+// eslint-disable-next-line no-control-regex
+const SGR = /(\u001b\[[0-9;]*m)/;
+
+/**
+ * Human text fit for a terminal: credentials in URLs redacted, and every control character a
+ * server, a file or a folder name brought in shown as an escape (`\x1b`, `\r`), keeping only our
+ * own colour codes when colour is on.
+ */
+export function safeText(text: string, colour: boolean): string {
+  const redacted = redactUrlCredentials(text);
+  if (!colour) return escapeControlChars(redacted);
+  return redacted
+    .split(SGR)
+    .map((part, i) => (i % 2 === 1 ? part : escapeControlChars(part)))
+    .join('');
+}
+
+/**
+ * JSON text fit for a terminal and for machines: credentials in URLs redacted, and the control
+ * characters JSON.stringify leaves raw (DEL, C1, U+2028/9) written as `\u` escapes, which parse
+ * back to the very same strings.
+ */
+export function safeJson(text: string): string {
+  return redactUrlCredentials(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The output of one run: colour only on a TTY, never when NO_COLOR is set or --no-color given.
+ * Every line passes through {@link safeText} (JSON through the URL-credential redaction only: it
+ * escapes control characters itself and must stay exact).
+ */
 export function createOutput(options: OutputOptions = {}): Output {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -32,8 +66,28 @@ export function createOutput(options: OutputOptions = {}): Output {
   return {
     color: pc.createColors(enabled),
     tty,
-    out: (line = '') => void stdout.write(`${line}\n`),
-    err: (line = '') => void stderr.write(`${line}\n`),
-    json: (value) => void stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    out: (line = '') => void stdout.write(`${safeText(line, enabled)}\n`),
+    err: (line = '') => void stderr.write(`${safeText(line, enabled && Boolean(stderr.isTTY))}\n`),
+    json: (value) => void stdout.write(`${safeJson(JSON.stringify(value, null, 2))}\n`),
+    raw: (text) => void stdout.write(safeJson(text)),
   };
+}
+
+/** The exit code after the reader of stdout closed it: 128 + SIGPIPE, as a shell reports git's. */
+export const EXIT_CLOSED_PIPE = 141;
+
+/**
+ * When the reader of stdout goes away (`app-serving plan | head`, quitting `less`), stop at once
+ * and quietly, as git and kubectl do: exit 141 (128 + SIGPIPE), no stack trace. A closed stderr
+ * is ignored. Called once by the `app-serving` binary.
+ */
+export function exitQuietlyOnClosedPipe(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr, exit: (code: number) => void = process.exit): void {
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return exit(EXIT_CLOSED_PIPE);
+    throw error;
+  });
+  stderr.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
 }

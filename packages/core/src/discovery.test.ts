@@ -141,3 +141,32 @@ describe('listModelFolders', () => {
     expect(listModelFolders(join(dir, 'models'), 'embedder')).toEqual([]);
   });
 });
+
+describe('nothing is read outside models/', () => {
+  it('a model name with "/" or ".." is refused before any file under it is opened', () => {
+    // A broken values file outside models/: its parse error would reveal that the path exists.
+    const dir = tempRepo({ ...llmdModel('generative', 'M', 'm', 'broken: [\n'), 'outside/M/gaie-m/values.yaml': 'x: [\n', 'outside/M/ms-m/values.yaml': 'x: [\n' });
+    const text = `config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: ../../outside/M\n`;
+    let issues: readonly Issue[] = [];
+    try {
+      discoverModels(parseStackFile(text, 'Pulumi.dev.yaml'), join(dir, 'models'));
+    } catch (error) {
+      if (isStackError(error)) issues = error.issues;
+      else throw error;
+    }
+    expect(issues.map((i) => [i.code, i.path])).toEqual([['config.invalid', 'models.generative[0].name']]);
+    expect(issues[0]!.message).toMatch(/must be a model folder name/);
+  });
+});
+
+describe('misleading messages', () => {
+  it('symlinked values folders are found (ms-<slug>/ and infra-<slug>/)', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const dir = tempRepo({ 'shared/ms/values.yaml': 'modelArtifacts:\n  name: org/model\n  uri: hf://org/model\n', 'shared/infra/values.yaml': '{}\n', 'models/generative/M/gaie-m/values.yaml': 'inferenceExtension:\n  replicas: 1\n' });
+    symlinkSync(join(dir, 'shared/ms'), join(dir, 'models/generative/M/ms-m'));
+    symlinkSync(join(dir, 'shared/infra'), join(dir, 'models/generative/M/infra-m'));
+    const text = `config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: M\n`;
+    const [model] = discoverModels(parseStackFile(text, 'Pulumi.dev.yaml'), join(dir, 'models'));
+    expect(Object.keys(model!.values).sort()).toEqual(['gaie', 'infra', 'modelService']);
+  });
+});

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATEGORIES, type Category, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
@@ -8,6 +8,8 @@ import { IssueList, type Issue } from './errors.ts';
 import { slugProblem } from './names.ts';
 import { displayPath } from './paths.ts';
 import { didYouMean } from './suggest.ts';
+import { invalidImageReferences } from './oci-reference.ts';
+import { MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
 import { parseYaml, type YamlSource } from './yaml-source.ts';
 
 /** The values-folder prefixes of a model folder: `<prefix>-<slug>/values.yaml`. */
@@ -89,6 +91,16 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
   const platform = modelPlatform(config, entry);
   const dir = join(modelsDir, category, entry.name);
   const shown = displayPath(dir);
+  // Never read outside models/<category>/ (the schema refuses such names; a program may bypass it).
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(entry.name)) {
+    list.add(config.locate('config.invalid', at('name'), 'must be a model folder name (letters, digits, ".", "_", "-"; no "/" or "..")'));
+    return undefined;
+  }
+  const unreadable = accessProblem(dir);
+  if (unreadable) {
+    list.add(config.locate('file.unreadable', at('name'), `cannot read the model folder ${shown} (${unreadable}): check its permissions, or where its link points`));
+    return undefined;
+  }
   if (!isDirectory(dir)) {
     const elsewhere = CATEGORIES.find((c) => c !== category && isDirectory(join(modelsDir, c, entry.name)));
     const hint = elsewhere
@@ -155,14 +167,18 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
 export function readValuesFile(file: string, list: IssueList): ValuesFile | undefined {
   if (!isFile(file)) return undefined;
   const shown = displayPath(file);
-  let text: string;
+  let read: ReturnType<typeof readTextFile>;
   try {
-    text = readFileSync(file, 'utf8');
+    read = readTextFile(file, MAX_VALUES_FILE_BYTES);
   } catch (error) {
     list.add({ code: 'file.unreadable', path: '', message: `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: shown });
     return undefined;
   }
-  const { source, issues } = parseYaml(shown, text);
+  if ('problem' in read) {
+    list.add({ code: 'file.too-large', path: '', message: `the values file ${read.problem}`, file: shown });
+    return undefined;
+  }
+  const { source, issues } = parseYaml(shown, read.text);
   if (issues.length > 0) {
     list.addAll(issues);
     return undefined;
@@ -172,16 +188,33 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
     list.add(source.issue('yaml.not-a-map', [], 'a values file must be a YAML mapping of chart values', ''));
     return undefined;
   }
+  // Image references are checked where they are written: they end up in skopeo commands and pod specs.
+  const bad = invalidImageReferences(value);
+  for (const { path, problem } of bad) list.add(source.issue('values.invalid', path, problem));
+  if (bad.length > 0) return undefined;
   return { file: shown, values: value as Record<string, unknown>, source };
 }
 
+/** Folders in `dir`, symlinks to folders included (a values folder may be a link to a shared one). */
 function subdirectories(dir: string): string[] {
   try {
     return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory())
+      .filter((d) => d.isDirectory() || (d.isSymbolicLink() && isDirectory(join(dir, d.name))))
       .map((d) => d.name);
   } catch {
     return [];
+  }
+}
+
+/** Why `path` cannot be looked at, when it exists but is unreadable (EACCES, ELOOP, …); null when it is fine or absent. */
+function accessProblem(path: string): string | null {
+  try {
+    statSync(path);
+    readdirSync(path);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? null : (code ?? String(error));
   }
 }
 

@@ -13,6 +13,7 @@ export type IssueCode =
   | 'yaml.syntax'
   | 'yaml.not-a-map'
   | 'file.unreadable'
+  | 'file.too-large'
   | 'config.invalid'
   | 'config.unknown-key'
   | 'config.missing-key'

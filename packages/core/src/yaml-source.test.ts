@@ -50,3 +50,32 @@ describe('sourceWithoutLines', () => {
     expect(source.issue('config.invalid', ['models', 'generative', 0], 'm')).toEqual({ code: 'config.invalid', path: 'models.generative[0]', message: 'm', file: 'Pulumi.dev.yaml' });
   });
 });
+
+describe('hostile YAML: aliases', () => {
+  it('a self-referencing alias is an issue with its line, not a stack overflow', () => {
+    const { issues } = parseYaml('v.yaml', 'a: 1\nextraLoop: &l\n  again: *l\n');
+    expect(issues).toEqual([{ code: 'yaml.syntax', path: '', file: 'v.yaml', line: 3, message: 'YAML alias *l refers to its own anchor &l (a cycle): values cannot contain themselves' }]);
+  });
+
+  it('an alias bomb is an issue with a line, not a crash', () => {
+    const rows = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
+    for (let i = 1; i < 9; i += 1) rows.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    const { issues } = parseYaml('bomb.yaml', `${rows.join('\n')}\n`);
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatchObject({ code: 'yaml.syntax', file: 'bomb.yaml', line: 2 });
+    expect(issues[0]!.message).toMatch(/^YAML aliases expand to too many nodes \(more than 100 per anchor\)/);
+  });
+
+  it('plain aliases still work', () => {
+    const { source, issues } = parseYaml('v.yaml', 'base: &b\n  x: 1\ncopy: *b\n');
+    expect(issues).toEqual([]);
+    expect(source.value).toEqual({ base: { x: 1 }, copy: { x: 1 } });
+  });
+});
+
+describe('hostile YAML: __proto__', () => {
+  it('a __proto__ key is an issue with its line, not silently dropped', () => {
+    const { issues } = parseYaml('v.yaml', 'a: 1\nb:\n  __proto__:\n    polluted: true\n');
+    expect(issues).toEqual([{ code: 'yaml.syntax', path: '', file: 'v.yaml', line: 3, message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently' }]);
+  });
+});

@@ -1,4 +1,4 @@
-import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, type Document, type Node } from 'yaml';
+import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
 import { formatPath, type Issue, type IssueCode } from './errors.ts';
 
 /** A parsed YAML file that can say on which line a key path sits. */
@@ -19,14 +19,97 @@ export interface YamlSource {
  */
 export function parseYaml(file: string, text: string): { source: YamlSource; issues: Issue[] } {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, keepSourceTokens: false });
+  // Duplicate keys are found below in one linear pass: yaml's own check (`uniqueKeys`) compares
+  // every key with every other, minutes for a map of 20,000 keys.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, keepSourceTokens: false });
   const issues: Issue[] = [];
   for (const error of doc.errors) {
     const line = error.linePos?.[0]?.line ?? (error.pos ? lineCounter.linePos(error.pos[0]).line : undefined);
     issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: ${firstLine(error.message)}`, file, ...(line ? { line } : {}) });
   }
-  const value = issues.length === 0 ? doc.toJS({ maxAliasCount: 100 }) : undefined;
+  if (issues.length === 0) issues.push(...duplicateKeyIssues(file, doc, lineCounter));
+  if (issues.length === 0) issues.push(...aliasIssues(file, doc, lineCounter));
+  let value: unknown;
+  if (issues.length === 0) {
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      // yaml throws for an alias bomb ("Excessive alias count"): a problem of the file, not a crash.
+      const first = firstAlias(doc);
+      const line = first?.range ? lineCounter.linePos(first.range[0]).line : undefined;
+      const why = /alias/i.test(error instanceof Error ? error.message : '')
+        ? `YAML aliases expand to too many nodes (more than ${MAX_ALIAS_COUNT} per anchor): an alias bomb? Write the values out instead of nesting aliases`
+        : `the YAML cannot be read: ${firstLine(error instanceof Error ? error.message : String(error))}`;
+      issues.push({ code: 'yaml.syntax', path: '', message: why, file, ...(line ? { line } : {}) });
+      value = undefined;
+    }
+  }
+  if (issues.length === 0) issues.push(...protoKeyIssues(file, doc, lineCounter));
   return { source: makeSource(file, doc, lineCounter, value), issues };
+}
+
+/** `__proto__` keys: JavaScript objects drop them silently, so they would vanish from the values; say so instead. */
+function protoKeyIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
+  const issues: Issue[] = [];
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isScalar(pair.key) && pair.key.value === '__proto__') {
+        const line = pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : undefined;
+        issues.push({ code: 'yaml.syntax', path: '', message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently', file, ...(line ? { line } : {}) });
+      }
+    },
+  });
+  return issues;
+}
+
+/** Most expansions of one anchor through aliases (yaml's guard against "billion laughs"). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Keys set twice in one map (as Helm and kubectl refuse them), with the line of the second. */
+function duplicateKeyIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
+  const issues: Issue[] = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (key === '<<' || (key !== null && typeof key === 'object')) continue;
+        if (seen.has(key)) {
+          const node = isNode(pair.key) ? pair.key : undefined;
+          const line = node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
+          issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: Map keys must be unique (${JSON.stringify(String(key)).slice(0, 80)} is set twice)`, file, ...(line ? { line } : {}) });
+        }
+        seen.add(key);
+      }
+    },
+  });
+  return issues;
+}
+
+/** Aliases that refer to a node containing them: a cycle no values file can mean (and that recursion never ends on). */
+function aliasIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
+  const issues: Issue[] = [];
+  visit(doc, {
+    Alias(_key, node, path) {
+      const target = node.resolve(doc);
+      if (target && path.includes(target as never)) {
+        const line = node.range ? lineCounter.linePos(node.range[0]).line : undefined;
+        issues.push({ code: 'yaml.syntax', path: '', message: `YAML alias *${node.source} refers to its own anchor &${node.source} (a cycle): values cannot contain themselves`, file, ...(line ? { line } : {}) });
+      }
+    },
+  });
+  return issues;
+}
+
+function firstAlias(doc: Document): Alias | undefined {
+  let found: Alias | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      found = node;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 /** A source without text (a map handed over by a Pulumi program): no lines, only paths. */
@@ -65,7 +148,7 @@ function nodeAt(doc: Document, path: readonly (string | number)[]): Node | undef
   for (const segment of path) {
     keyNode = undefined;
     if (isMap(node)) {
-      const pair = node.items.find((item) => (isScalar(item.key) ? item.key.value : item.key) === segment);
+      const pair = pairIndex(node).get(segment);
       if (!pair) return undefined;
       keyNode = isNode(pair.key) ? pair.key : undefined;
       node = pair.value;
@@ -76,6 +159,22 @@ function nodeAt(doc: Document, path: readonly (string | number)[]): Node | undef
     }
   }
   return keyNode ?? (isNode(node) ? node : undefined);
+}
+
+/** The pairs of a map by key, built once per map: looking up thousands of issues stays linear. */
+const PAIR_INDEX = new WeakMap<object, Map<unknown, { key: unknown; value: unknown }>>();
+
+function pairIndex(map: { items: { key: unknown; value: unknown }[] }): Map<unknown, { key: unknown; value: unknown }> {
+  let index = PAIR_INDEX.get(map);
+  if (!index) {
+    index = new Map();
+    for (const item of map.items) {
+      const key = isScalar(item.key) ? item.key.value : item.key;
+      if (!index.has(key)) index.set(key, item);
+    }
+    PAIR_INDEX.set(map, index);
+  }
+  return index;
 }
 
 function firstLine(message: string): string {

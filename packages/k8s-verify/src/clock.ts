@@ -48,10 +48,51 @@ export function formatMs(ms: number): string {
   return seconds ? `${minutes} min ${seconds} s` : `${minutes} min`;
 }
 
-/** A signal that aborts after `timeoutMs` (reason: a `TimeoutError`) or when `parent` aborts (its reason). */
+/**
+ * A signal that aborts after `timeoutMs` (reason: a `TimeoutError`) or when `parent` aborts (its reason).
+ *
+ * Built from an AbortController and a plain timer, not `AbortSignal.any([AbortSignal.timeout(t), parent])`:
+ * on Node 20 the composite holds its sources weakly, so after a garbage collection the timeout signal is
+ * collected and never fires (nodejs/node#57736) — a check against a silent server then ran to the run's
+ * deadline whatever `--timeout` said. Here the timer's callback holds the controller strongly until it
+ * fires or the parent aborts; the timer is unref'd so that it never keeps a finished process alive.
+ */
 export function checkSignal(timeoutMs: number, parent?: AbortSignal): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return parent ? AbortSignal.any([timeout, parent]) : timeout;
+  const controller = new AbortController();
+  if (parent?.aborted) {
+    controller.abort(parent.reason);
+    return controller.signal;
+  }
+  const onParentAbort = () => {
+    clearTimeout(timer);
+    controller.abort(parent!.reason);
+  };
+  const timer = setTimeout(() => {
+    parent?.removeEventListener('abort', onParentAbort);
+    controller.abort(new DOMException(`the check timed out after ${formatMs(timeoutMs)}`, 'TimeoutError'));
+  }, timeoutMs);
+  timer.unref?.();
+  parent?.addEventListener('abort', onParentAbort, { once: true });
+  return controller.signal;
+}
+
+/** A signal that aborts when any of `signals` aborts (its reason); every source is held strongly (see {@link checkSignal}). */
+export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
+  const controller = new AbortController();
+  const aborted = signals.find((s) => s.aborted);
+  if (aborted) {
+    controller.abort(aborted.reason);
+    return controller.signal;
+  }
+  const listeners = signals.map((signal) => {
+    const listener = () => {
+      signals.forEach((s, i) => s.removeEventListener('abort', listeners[i]!));
+      controller.abort(signal.reason);
+    };
+    signal.addEventListener('abort', listener, { once: true });
+    return listener;
+  });
+  return controller.signal;
 }
 
 /** What aborted a signal: its own timeout, the run's deadline, or a cancellation. */

@@ -1,4 +1,4 @@
-import { KSERVE_API, LABEL_ROLE, type KserveModelPlan, type LlmdModelPlan, type ModelPlan, type StoragePlan } from '@app-serving/core';
+import { KSERVE_API, LABEL_ROLE, shellCommand, type KserveModelPlan, type LlmdModelPlan, type ModelPlan, type StoragePlan } from '@app-serving/core';
 import { checkSignal } from './clock.ts';
 import { KubeError, kubeErrorOf, labelSelector, type Cluster, type CustomObjectRef, type PodSummary } from './cluster.ts';
 import { DEFAULT_CHECK_TIMEOUT_MS } from './openai.ts';
@@ -257,7 +257,7 @@ function conditionsOf(object: Record<string, unknown>): Condition[] {
 
 async function jobReadiness(cluster: Cluster, model: ModelPlan, storage: StoragePlan, state: Readiness, signal: AbortSignal): Promise<void> {
   const what = storage.source.kind === 'oras' ? 'pull' : 'download';
-  const logs = `kubectl logs -n ${model.namespace} job/${storage.job}`;
+  const logs = shellCommand(['kubectl', 'logs', '-n', model.namespace, `job/${storage.job}`]);
   state.wants.push(`the ${what} Job ${storage.job} succeeded (or gone after its TTL with the marker on the volume)`);
   const job = await cluster.readJob(model.namespace, storage.job, signal);
   if (job?.complete) {
@@ -325,7 +325,7 @@ export async function checkPulled(cluster: Cluster, model: ModelPlan, options: C
   const storage = model.storage;
   if (!storage) return checkResult('pulled', 'skip', 'no modelSource: the model server fetches its own weights (nothing pulled onto a volume)');
   const signal = checkSignal(options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, options.signal);
-  const logs = `kubectl logs -n ${model.namespace} job/${storage.job}`;
+  const logs = shellCommand(['kubectl', 'logs', '-n', model.namespace, `job/${storage.job}`]);
   if (model.platform === 'kserve') {
     return timed('pulled', `job/${storage.job}`, async () => {
       let job;

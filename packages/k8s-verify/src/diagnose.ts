@@ -33,8 +33,20 @@ export interface RouteContext {
 /** The message the EPP of GAIE v1.2 answers `/v1/embeddings` with (400). */
 export const EPP_EMBEDDINGS_REJECTION = /must have at least one message|invalid chat-completions request/i;
 
-/** A failure for an HTTP answer with an unexpected status. */
-export function httpFailure(expected: string, status: number, body: string, path: string, ctx: RouteContext): Failure {
+/** A failure for an HTTP answer with an unexpected status (`location`: the Location header of a redirect). */
+export function httpFailure(expected: string, status: number, body: string, path: string, ctx: RouteContext, location?: string | null): Failure {
+  if (status >= 300 && status < 400) {
+    const where = location ? `to ${snippet(location, 200)}` : 'without a Location header';
+    return {
+      expected,
+      got: `HTTP ${status}: a redirect ${where}`,
+      cause: location
+        ? 'verify does not follow redirects: call the final URL (--base-url), or remove the redirect (an auth proxy or a http→https rule in front of the model server)'
+        : 'a redirect without a Location header goes nowhere: a misconfigured proxy or ingress in front of the model server',
+      httpStatus: status,
+      body: body.trim() ? snippet(body) : null,
+    };
+  }
   return { expected, got: `HTTP ${status}${body.trim() ? '' : ' with an empty body'}`, cause: httpCause(status, body, path, ctx), httpStatus: status, body: body.trim() ? snippet(body) : null };
 }
 
@@ -158,6 +170,8 @@ function requestCause(error: RequestError, timeoutMs: number, ctx: RouteContext)
       return 'the whole run has a deadline and it passed before this check finished; raise --timeout or --wait';
     case 'aborted':
       return 'the run was cancelled';
+    case 'too-large':
+      return 'the server sent far more than a smoke-test answer: a body or stream without end, or the wrong endpoint';
     default:
       return transport;
   }

@@ -17,7 +17,26 @@ export interface Endpoint {
 }
 
 /** Why a request got no (complete) answer. */
-export type RequestErrorKind = 'refused' | 'reset' | 'dns' | 'tls' | 'timeout' | 'deadline' | 'aborted' | 'network';
+export type RequestErrorKind = 'refused' | 'reset' | 'dns' | 'tls' | 'timeout' | 'deadline' | 'aborted' | 'network' | 'too-large';
+
+/** Most bytes read of one response body (a JSON answer, or a whole SSE stream): 8 MiB. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/** Most bytes of one SSE line, and of the `data` of one SSE event: 1 MiB. */
+export const MAX_SSE_LINE_BYTES = 1024 * 1024;
+/** Most SSE events read from one stream (a `max_tokens: 32` answer has about 35). */
+export const MAX_SSE_EVENTS = 10_000;
+
+/** `8 MiB`, `512 KiB`, `100 bytes`. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** A body or stream larger than the caps above: the check fails instead of reading on. */
+export function tooLarge(what: string, limit: number): RequestError {
+  return new RequestError('too-large', `${what} exceeded ${formatBytes(limit)} (${limit} bytes)`);
+}
 
 export class RequestError extends Error {
   override readonly name = 'RequestError';
@@ -50,9 +69,16 @@ export function toRequestError(error: unknown, signal: AbortSignal | undefined):
       return new RequestError('dns', 'host name does not resolve', code);
     default:
       if (message === 'socket hang up' || message === 'aborted') return new RequestError('reset', 'connection closed by the other side', code);
-      if (code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|ssl|tls/i.test(message))) return new RequestError('tls', `TLS failed: ${message}`, code);
+      // OpenSSL errors span several lines ("...:error:0A00010B:SSL routines:..."): the first says it.
+      if (code && (/^ERR_TLS|CERT|SSL/.test(code) || /certificate|ssl|tls/i.test(message))) return new RequestError('tls', `TLS failed: ${tlsSummary(message, code)}`, code);
       return new RequestError('network', message, code);
   }
+}
+
+function tlsSummary(message: string, code: string): string {
+  const first = message.split('\n')[0]!.replace(/^[0-9A-F]{6,}:error:[0-9A-F]+:/i, '').trim();
+  if (/wrong version number|packet length too long|http request/i.test(message)) return `the server does not speak TLS here (${code}): use http://, or the TLS port`;
+  return first.length > 160 ? `${first.slice(0, 159)}…` : first || code;
 }
 
 export interface SendOptions {
@@ -105,20 +131,29 @@ export class BodyError extends RequestError {
   }
 }
 
-/** Reads a whole body as text (at most `limit` bytes; the rest is cut). */
-export async function readText(response: http.IncomingMessage, signal: AbortSignal, limit = 8 * 1024 * 1024): Promise<string> {
+/**
+ * Reads a whole body as text. A body longer than `limit` bytes is not read on: the response is
+ * destroyed and a {@link BodyError} of kind `too-large` ("body exceeded N bytes") is thrown, so
+ * an endless or huge answer costs at most `limit` bytes of memory.
+ */
+export async function readText(response: http.IncomingMessage, signal: AbortSignal, limit = MAX_BODY_BYTES): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of response as AsyncIterable<Buffer>) {
-      if (size < limit) chunks.push(chunk);
       size += chunk.length;
+      if (size > limit) {
+        chunks.push(chunk.subarray(0, Math.max(0, chunk.length - (size - limit))));
+        throw tooLarge('the body', limit);
+      }
+      chunks.push(chunk);
     }
     if (!response.complete) throw new RequestError('reset', 'connection closed before the body was complete');
   } catch (error) {
-    throw new BodyError(toRequestError(error, signal), Buffer.concat(chunks).toString('utf8'));
+    response.destroy();
+    throw new BodyError(toRequestError(error, signal), Buffer.concat(chunks).subarray(0, 4096).toString('utf8'));
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** The first `bytes` bytes of a body, one line, for messages. */
@@ -139,6 +174,13 @@ export function contentType(response: http.IncomingMessage): string {
 export class SseParser {
   #buffer = '';
   #data: string[] = [];
+  #dataBytes = 0;
+  readonly #maxLine: number;
+
+  /** @param maxLine most bytes of one line and of one event's data; more throws a `too-large` RequestError. */
+  constructor(maxLine = MAX_SSE_LINE_BYTES) {
+    this.#maxLine = maxLine;
+  }
 
   feed(text: string): string[] {
     this.#buffer += text;
@@ -153,16 +195,22 @@ export class SseParser {
       if (line === '') {
         if (this.#data.length) events.push(this.#data.join('\n'));
         this.#data = [];
+        this.#dataBytes = 0;
       } else if (line.startsWith('data:')) {
-        this.#data.push(line.slice(line[5] === ' ' ? 6 : 5));
+        const data = line.slice(line[5] === ' ' ? 6 : 5);
+        this.#dataBytes += Buffer.byteLength(data) + 1;
+        if (this.#dataBytes > this.#maxLine) throw tooLarge('an SSE event', this.#maxLine);
+        this.#data.push(data);
       }
       // Comments (":"), "event:", "id:" and "retry:" lines carry nothing the checks need.
     }
+    // An endless line (no newline ever): fail at the cap instead of buffering it all.
+    if (Buffer.byteLength(this.#buffer) > this.#maxLine) throw tooLarge('an SSE line', this.#maxLine);
     return events;
   }
 
-  /** Text received after the last complete event (an event cut mid-way). */
+  /** Text received after the last complete event (an event cut mid-way), at most 4 KiB. */
   get pending(): string {
-    return [...this.#data, this.#buffer].join('\n');
+    return [...this.#data, this.#buffer].join('\n').slice(0, 4096);
   }
 }

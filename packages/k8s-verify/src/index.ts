@@ -14,7 +14,7 @@ export { checkModels, checkChat, checkChatStream, checkCompletions, checkEmbeddi
 export type { HttpCheckOptions, RouteHint, StreamOutcome } from './openai.ts';
 export { checkReady, checkPulled, checkKserveAddress, probeReady, probeKserveAddress, llmInferenceServiceRef } from './cluster-checks.ts';
 export type { ClusterCheckOptions, Probe, KserveAddress } from './cluster-checks.ts';
-export { runLoadProbe, loadCheck, percentiles } from './load.ts';
+export { runLoadProbe, loadCheck, percentiles, MAX_LOAD_REQUESTS, MAX_LOAD_CONCURRENCY } from './load.ts';
 export type { LoadProbeOptions } from './load.ts';
 
 // Result contract
@@ -47,13 +47,13 @@ export { openServiceEndpoint, openKserveEndpoint, EndpointError, ENVOY_OWNING_GA
 export type { OpenEndpoint } from './endpoints.ts';
 
 // HTTP, diagnosis and utilities
-export { RequestError, SseParser } from './http.ts';
+export { RequestError, SseParser, MAX_BODY_BYTES, MAX_SSE_LINE_BYTES, MAX_SSE_EVENTS } from './http.ts';
 export type { Endpoint, RequestErrorKind } from './http.ts';
 export { EPP_EMBEDDINGS_REJECTION } from './diagnose.ts';
 export type { RouteContext } from './diagnose.ts';
 export { VerifyError, isVerifyError } from './errors.ts';
 export type { VerifyErrorCode } from './errors.ts';
-export { parseDuration } from './duration.ts';
+export { parseDuration, MAX_DURATION_MS } from './duration.ts';
 export { systemClock, DEFAULT_BACKOFF, DeadlineError, formatMs } from './clock.ts';
 export type { Clock, Backoff } from './clock.ts';
 export { Redactor, displayUrl } from './redact.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { reply, startModelServer } from '../test/model-server.ts';
+import { DeadlineError } from './clock.ts';
+import { reply, sse, startModelServer } from '../test/model-server.ts';
 import { loadCheck, percentiles, runLoadProbe } from './load.ts';
 
 describe('percentiles', () => {
@@ -44,5 +45,38 @@ describe('runLoadProbe', () => {
     expect(check.status).toBe('fail');
     expect(check.failure?.got).toBe('2 failed: HTTP 503');
     expect(check.message).toMatch(/^2\/4 requests failed; TTFT p50 \d+ ms p95 \d+ ms, e2e p50 \d+ ms p95 \d+ ms, [\d.]+ tok\/s \(smoke-level probe, not a benchmark\)$/);
+  });
+});
+
+describe('runLoadProbe at the deadline', () => {
+  it('counts only the requests sent and says it stopped at the deadline, without blaming the server', async () => {
+    const server = await startModelServer({ chunkDelayMs: 30 });
+    const deadline = new AbortController();
+    setTimeout(() => deadline.abort(new DeadlineError(150)), 150);
+    const result = await runLoadProbe({ url: server.url }, 'test-model', { requests: 10_000, concurrency: 4, signal: deadline.signal });
+    expect(result.stopped).toBe('the deadline');
+    expect(result.failed).toBe(0);
+    expect(result.sent).toBeLessThan(100);
+    expect(result.sent).toBe(server.requests.length);
+    const check = loadCheck(result, 'target', 10);
+    expect(check.status).toBe('fail');
+    expect(check.message).toMatch(new RegExp(`^stopped at the deadline after ${result.succeeded} of 10000 requests \\(${result.succeeded} succeeded, 0 failed\\)`));
+    expect(check.failure?.cause).toMatch(/deadline/);
+  });
+
+  it('reuses connections (keep-alive) instead of opening one per request', async () => {
+    const ports = new Set<number>();
+    const server = await startModelServer({
+      routes: {
+        'POST /v1/chat/completions': (req, res) => {
+          ports.add(req.socket.remotePort!);
+          sse(res, ['a', 'b'], 0, (_ms, fn) => fn());
+        },
+      },
+    });
+    const result = await runLoadProbe({ url: server.url }, 'test-model', { requests: 20, concurrency: 2 });
+    expect(result.succeeded).toBe(20);
+    expect(server.requests.length).toBe(20);
+    expect(ports.size).toBeLessThanOrEqual(2);
   });
 });

@@ -1,13 +1,20 @@
-import { checkSignal, formatMs } from './clock.ts';
+import http from 'node:http';
+import https from 'node:https';
+import { abortKind, checkSignal, formatMs } from './clock.ts';
 import type { Endpoint } from './http.ts';
 import { DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_MAX_TOKENS, streamChat, type StreamOutcome } from './openai.ts';
 import { checkResult } from './result.ts';
 import { LOAD_PROBE_LABEL, type CheckResult, type LoadProbeResult, type Percentiles } from './types.ts';
 
+/** Most requests of one probe (`--load`). */
+export const MAX_LOAD_REQUESTS = 10_000;
+/** Most concurrent requests of one probe (`--concurrency`): one socket each, reused (keep-alive). */
+export const MAX_LOAD_CONCURRENCY = 256;
+
 export interface LoadProbeOptions {
-  /** Number of streamed chat requests. */
+  /** Number of streamed chat requests (at most {@link MAX_LOAD_REQUESTS}). */
   readonly requests: number;
-  /** How many run at once. */
+  /** How many run at once (at most {@link MAX_LOAD_CONCURRENCY}). */
   readonly concurrency: number;
   /** Timeout of each request. @default 30000 */
   readonly timeoutMs?: number;
@@ -23,32 +30,46 @@ export interface LoadProbeOptions {
  * probe of a live deployment, not a benchmark: few requests, one prompt, no warm-up.
  */
 export async function runLoadProbe(endpoint: Endpoint, servedModelName: string, options: LoadProbeOptions): Promise<LoadProbeResult> {
-  const requests = Math.max(1, Math.floor(options.requests));
-  const concurrency = Math.max(1, Math.min(requests, Math.floor(options.concurrency)));
+  const requests = Math.max(1, Math.min(MAX_LOAD_REQUESTS, Math.floor(options.requests)));
+  const concurrency = Math.max(1, Math.min(requests, MAX_LOAD_CONCURRENCY, Math.floor(options.concurrency)));
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  // Connections are reused (keep-alive): a fresh socket per request leaves thousands in TIME_WAIT.
+  const own = endpoint.agent ? null : endpoint.url.startsWith('https:') ? new https.Agent({ keepAlive: true, maxSockets: concurrency }) : new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const target: Endpoint = own ? { ...endpoint, agent: own } : endpoint;
   const outcomes: StreamOutcome[] = [];
   let next = 0;
   const started = performance.now();
   const worker = async () => {
     while (next < requests && !options.signal?.aborted) {
       next += 1;
-      outcomes.push(await streamChat(endpoint, servedModelName, options.maxTokens ?? DEFAULT_MAX_TOKENS, checkSignal(timeoutMs, options.signal)));
+      outcomes.push(await streamChat(target, servedModelName, options.maxTokens ?? DEFAULT_MAX_TOKENS, checkSignal(timeoutMs, options.signal)));
     }
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    own?.destroy();
+  }
   const wallMs = performance.now() - started;
 
-  const ok = outcomes.filter((o) => o.status === 200 && o.done && !o.malformed && !o.serverError);
-  const errors = [...new Set(outcomes.filter((o) => !ok.includes(o)).map(describeFailure))].slice(0, 5);
+  // A request cut by the run's deadline (or Ctrl-C) says nothing about the server.
+  const cut = (o: StreamOutcome) => o.error !== null && (o.error.kind === 'deadline' || o.error.kind === 'aborted') && !o.done;
+  const counted = outcomes.filter((o) => !cut(o));
+  const ok = counted.filter((o) => o.status === 200 && o.done && !o.malformed && !o.serverError);
+  const errors = [...new Set(counted.filter((o) => !ok.includes(o)).map(describeFailure))].slice(0, 5);
   const usage = ok.length > 0 && ok.every((o) => o.usageTokens !== null);
   const tokens = ok.reduce((sum, o) => sum + (usage ? o.usageTokens! : o.contentChunks), 0);
   const ttfts = ok.map((o) => o.ttftMs).filter((t): t is number => t !== null);
+  const kind = abortKind(options.signal);
+  const stopped = counted.length < requests && options.signal?.aborted ? (kind === 'deadline' ? 'the deadline' : 'a cancellation') : null;
   return {
     label: LOAD_PROBE_LABEL,
     requests,
     concurrency,
+    sent: outcomes.length,
     succeeded: ok.length,
-    failed: requests - ok.length,
+    failed: counted.length - ok.length,
+    stopped,
     ttftMs: percentiles(ttfts),
     e2eMs: percentiles(ok.map((o) => o.e2eMs)),
     outputTokensPerSecond: ok.length ? round(tokens / (wallMs / 1000), 1) : null,
@@ -93,9 +114,25 @@ export function loadCheck(probe: LoadProbeResult, target: string | null, duratio
   const data = {
     requests: probe.requests,
     concurrency: probe.concurrency,
+    sent: probe.sent,
     succeeded: probe.succeeded,
     failed: probe.failed,
   };
+  if (probe.stopped !== null) {
+    const message = `stopped at ${probe.stopped} after ${probe.succeeded + probe.failed} of ${probe.requests} requests (${probe.succeeded} succeeded, ${probe.failed} failed)`;
+    return checkResult('load', 'fail', `${message}${stats ? `; ${stats}` : ''} (${LOAD_PROBE_LABEL})`, {
+      durationMs,
+      target,
+      data,
+      failure: {
+        expected: `${probe.requests} streamed chat requests, ${probe.concurrency} at a time, all ending in [DONE]`,
+        got: `${message}${probe.errors.length ? `: ${probe.errors.join('; ')}` : ''}`,
+        cause: probe.stopped === 'the deadline' ? 'the run\'s deadline passed before the probe finished: lower --load or raise --deadline' : 'the run was cancelled',
+        httpStatus: null,
+        body: null,
+      },
+    });
+  }
   if (probe.failed === 0) {
     return checkResult('load', 'pass', `${probe.requests} req × ${probe.concurrency} concurrent: ${stats} (${LOAD_PROBE_LABEL})`, { durationMs, target, data });
   }

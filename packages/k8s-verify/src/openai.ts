@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { checkSignal, formatMs } from './clock.ts';
 import { bodyFailure, EPP_EMBEDDINGS_REJECTION, errorMessageOf, httpFailure, requestFailure, type RouteContext } from './diagnose.ts';
-import { BodyError, contentType, readText, RequestError, send, snippet, SseParser, toRequestError, type Endpoint } from './http.ts';
+import { BodyError, contentType, MAX_BODY_BYTES, MAX_SSE_EVENTS, readText, RequestError, send, snippet, SseParser, toRequestError, tooLarge, type Endpoint } from './http.ts';
 import { checkResult, timed } from './result.ts';
 import type { CheckName, CheckResult, JsonValue } from './types.ts';
 
@@ -77,7 +77,7 @@ async function exchange(
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: ${failure.got}`, { target, failure }) };
   }
   if (response.statusCode !== 200) {
-    const failure = httpFailure(expected, response.statusCode ?? 0, text, path, c.ctx());
+    const failure = httpFailure(expected, response.statusCode ?? 0, text, path, c.ctx(), response.headers.location ?? null);
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: HTTP ${response.statusCode}`, { target, failure }) };
   }
   try {
@@ -292,14 +292,20 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     }
     const parser = new SseParser();
     response.setEncoding('utf8');
+    let bytes = 0;
     read: for await (const chunk of response as AsyncIterable<string>) {
+      bytes += Buffer.byteLength(chunk);
+      if (bytes > MAX_BODY_BYTES) throw tooLarge('the stream', MAX_BODY_BYTES);
+      // After [DONE], read the (empty) rest so that the connection goes back to the pool (keep-alive).
+      if (outcome.done) continue;
       for (const data of parser.feed(chunk)) {
         if (data.trim() === '[DONE]') {
           outcome.done = true;
-          break read;
+          continue read;
         }
         outcome.events += 1;
-        outcome.lastEvent = data;
+        if (outcome.events > MAX_SSE_EVENTS) throw new RequestError('too-large', `the stream exceeded ${MAX_SSE_EVENTS} events`);
+        outcome.lastEvent = data.length > 4096 ? data.slice(0, 4096) : data;
         let json: unknown;
         try {
           json = JSON.parse(data);
@@ -331,8 +337,9 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     outcome.error = toRequestError(error, signal);
     if (error instanceof BodyError) outcome.body = error.partial;
   } finally {
-    // Stop reading: after [DONE], a malformed event or an error the rest does not matter.
-    response?.destroy();
+    // Stop reading: after a malformed event or an error the rest does not matter. A complete
+    // response keeps its socket for the next request.
+    if (response && !response.complete) response.destroy();
   }
   return { ...outcome, e2eMs: performance.now() - started };
 }
@@ -366,6 +373,15 @@ export function checkChatStream(endpoint: Endpoint, servedModelName: string, opt
     }
     if (s.serverError !== null) {
       return fail(`error event in the stream: ${preview(s.serverError, 80)}`, bodyFailure(expected, `an error event: "${snippet(s.serverError, 160)}"`, null, `the model server failed mid-stream: check its logs${options.route?.logs ? ` (${options.route.logs})` : ''}`));
+    }
+    if (!s.done && s.error?.kind === 'too-large') {
+      return fail(`${s.error.message} (${s.events} event(s))`, {
+        expected,
+        got: `${s.error.message} after ${s.events} event(s), without data: [DONE]`,
+        cause: `a ${DEFAULT_MAX_TOKENS}-token answer is a few KiB: the server streams without end or sends oversized events (a broken or hostile server, or a proxy that never closes the stream)`,
+        httpStatus: 200,
+        body: null,
+      });
     }
     if (!s.done) {
       const error = s.error ?? new RequestError('reset', 'the stream ended');

@@ -1,3 +1,5 @@
+import { redactUrlCredentials } from '@app-serving/core';
+
 const REDACTED = '[redacted]';
 
 /**
@@ -9,14 +11,16 @@ export class Redactor {
   readonly #secrets: readonly string[];
 
   constructor(secrets: Iterable<string>) {
-    // Longest first, so that "Bearer abc" is replaced whole before "abc".
-    this.#secrets = [...new Set([...secrets].filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+    // Every encoding a server may echo a secret in: JSON-escaped (once, and inside JSON inside
+    // JSON), percent-encoded, base64. Longest first, so that "Bearer abc" is replaced whole before "abc".
+    const all = [...secrets].filter((s) => s.length >= 4).flatMap(encodings);
+    this.#secrets = [...new Set(all.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {
     let out = value;
     for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
-    return out;
+    return redactUrlCredentials(out);
   }
 
   /** A deep copy of `value` with every string redacted. */
@@ -47,11 +51,22 @@ export function headerSecrets(headers: Readonly<Record<string, string>> | undefi
   return out;
 }
 
-/** Credentials and query values in a URL (`https://user:pass@host/?key=…`). */
+/** The forms a secret takes once escaped or encoded by the other side. */
+function encodings(secret: string): string[] {
+  const json1 = JSON.stringify(secret).slice(1, -1);
+  const json2 = JSON.stringify(json1).slice(1, -1);
+  const json3 = JSON.stringify(json2).slice(1, -1);
+  const base64 = Buffer.from(secret, 'utf8').toString('base64');
+  return [secret, json1, json2, json3, encodeURIComponent(secret), base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url')];
+}
+
+/** Credentials and query values in a URL (`https://user:pass@host/?key=…`), and the Basic credential Node sends for them. */
 export function urlSecrets(url: string): string[] {
   try {
     const u = new URL(url);
-    const out = [u.password, u.username].filter(Boolean).map(decodeURIComponent);
+    // The user name alone is not a secret (and may be a common word): the password and the pair are.
+    const out = [u.password].filter(Boolean).map(safeDecode);
+    if (u.username || u.password) out.push(`${safeDecode(u.username)}:${safeDecode(u.password)}`);
     for (const value of u.searchParams.values()) out.push(value);
     return out;
   } catch {
@@ -70,5 +85,13 @@ export function displayUrl(url: string): string {
     return u.toString().replace(/\/$/, '');
   } catch {
     return '[invalid URL]';
+  }
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }

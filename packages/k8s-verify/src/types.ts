@@ -95,8 +95,13 @@ export interface LoadProbeResult {
   readonly label: string;
   readonly requests: number;
   readonly concurrency: number;
+  /** Requests actually sent (fewer than `requests` when the run's deadline or a cancellation stopped the probe). */
+  readonly sent: number;
   readonly succeeded: number;
+  /** Requests sent that failed (those cut by the deadline or a cancellation are not counted). */
   readonly failed: number;
+  /** Why the probe stopped before sending every request (the run's deadline, a cancellation), else null. */
+  readonly stopped: string | null;
   /** Time to first token (first non-empty streamed delta), over the successful requests. */
   readonly ttftMs: Percentiles | null;
   /** End-to-end latency (request sent → `[DONE]`), over the successful requests. */

@@ -14,6 +14,12 @@ describe('parseDuration', () => {
   it('rejects anything else, naming the forms', () => {
     for (const bad of ['', '5 m', '5x', 'm', '-1s', '1s2']) expect(() => parseDuration(bad)).toThrow(/is not a duration: use e\.g\. 500ms, 30s, 5m, 1h or 1m30s/);
   });
+
+  it('rejects durations a timer cannot hold (longer than 2^31 − 1 ms)', () => {
+    expect(parseDuration('596h')).toBe(596 * 3_600_000);
+    for (const bad of ['600h', '1200h', '99999999999999999999', '1e400']) expect(() => parseDuration(bad)).toThrow(/too long|is not a duration/);
+    expect(() => parseDuration('600h')).toThrow('"600h" is too long: at most 24 days (596h) can be timed');
+  });
 });
 
 describe('formatMs', () => {
@@ -30,9 +36,20 @@ describe('redaction', () => {
   });
 
   it('removes URL credentials and query values', () => {
-    expect(urlSecrets('https://user:p%40ss@h/x?key=s3cret&v=1')).toEqual(['p@ss', 'user', 's3cret', '1']);
+    expect(urlSecrets('https://user:p%40ss@h/x?key=s3cret&v=1')).toEqual(['p@ss', 'user:p@ss', 's3cret', '1']);
     expect(displayUrl('https://user:pass@h:8443/base/?key=s3cret#x')).toBe('https://h:8443/base');
     expect(displayUrl('::')).toBe('[invalid URL]');
+  });
+});
+
+describe('redaction of every encoding of a secret', () => {
+  it('JSON-escaped (also twice), percent-encoded, base64 (the Basic credential of a URL)', () => {
+    const token = 'tok"en\\x1234';
+    const r = new Redactor([...headerSecrets({ Authorization: `Bearer ${token}` }), ...urlSecrets('http://user:PASSWORD1@h/')]);
+    const echoed = JSON.stringify({ error: JSON.stringify({ headers: { authorization: `Bearer ${token}`, basic: `Basic ${Buffer.from('user:PASSWORD1').toString('base64')}` } }) });
+    const out = r.text(`${echoed} ${encodeURIComponent(token)} http://user:PASSWORD1@h/`);
+    expect(out).not.toMatch(/tok|PASSWORD1|dXNlcjpQQVNTV09SRDE/);
+    expect(out).toContain('http://[redacted]@h/');
   });
 });
 

@@ -315,8 +315,11 @@ describe('options', () => {
     const bad = [
       [{ timeoutMs: 0 }, '--timeout must be a positive duration, not 0'],
       [{ waitMs: -1 }, '--wait must be a non-negative duration, not -1'],
-      [{ load: { requests: 0, concurrency: 1 } }, '--load must be a whole number ≥ 1, not 0'],
-      [{ load: { requests: 5, concurrency: 1.5 } }, '--concurrency must be a whole number ≥ 1, not 1.5'],
+      [{ load: { requests: 0, concurrency: 1 } }, '--load must be a whole number from 1 to 10000, not 0'],
+      [{ load: { requests: 5, concurrency: 1.5 } }, '--concurrency must be a whole number from 1 to 256, not 1.5'],
+      [{ load: { requests: 5_000_000_000, concurrency: 1 } }, '--load must be a whole number from 1 to 10000, not 5000000000'],
+      [{ load: { requests: 5, concurrency: 50_000 } }, '--concurrency must be a whole number from 1 to 256, not 50000'],
+      [{ timeoutMs: 600 * 3_600_000 }, '--timeout is too long: at most 24 days (596h) can be timed'],
       [{ baseUrl: 'ftp://x' }, '--base-url must be http:// or https://, not ftp:'],
       [{ baseUrl: 'not a url' }, '--base-url [invalid URL] is not a URL'],
     ] as const;

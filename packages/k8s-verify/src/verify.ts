@@ -1,14 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { DeploymentPlan, LlmdModelPlan, ModelPlan } from '@app-serving/core';
-import { DEFAULT_BACKOFF, DeadlineError, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
+import { shellCommand, type DeploymentPlan, type LlmdModelPlan, type ModelPlan } from '@app-serving/core';
+import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
 import { EndpointError, ENVOY_GATEWAY_SYSTEM_NAMESPACE, openKserveEndpoint, openServiceEndpoint, type OpenEndpoint } from './endpoints.ts';
+import { MAX_DURATION_MS } from './duration.ts';
 import { VerifyError } from './errors.ts';
 import { joinUrl, type Endpoint } from './http.ts';
 import { connectCluster } from './kubeconfig.ts';
-import { loadCheck, runLoadProbe } from './load.ts';
+import { loadCheck, MAX_LOAD_CONCURRENCY, MAX_LOAD_REQUESTS, runLoadProbe } from './load.ts';
 import {
   checkChat,
   checkChatStream,
@@ -118,7 +119,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
   const deadlineMs = options.deadlineMs ?? (options.waitMs ?? 0) + 300_000;
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new DeadlineError(deadlineMs)), deadlineMs);
-  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
+  const signal = options.signal ? anySignal([deadline.signal, options.signal]) : deadline.signal;
 
   const ownCluster = !options.baseUrl && !options.cluster;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
@@ -178,17 +179,22 @@ function validate(options: VerifyOptions): void {
     if (value !== undefined && (!Number.isFinite(value) || value < 0 || (!zeroOk && value === 0))) {
       throw new VerifyError('invalid-option', `${flag} must be a ${zeroOk ? 'non-negative' : 'positive'} duration, not ${value}`);
     }
+    if (value !== undefined && value > MAX_DURATION_MS) throw new VerifyError('invalid-option', `${flag} is too long: at most 24 days (596h) can be timed`);
   };
   positive(options.timeoutMs, '--timeout');
   positive(options.waitMs, '--wait', true);
-  positive(options.deadlineMs, 'the deadline');
+  positive(options.deadlineMs, 'the deadline (--deadline plus --wait)');
   if (options.maxTokens !== undefined && !(Number.isInteger(options.maxTokens) && options.maxTokens > 0)) {
     throw new VerifyError('invalid-option', `maxTokens must be a whole number > 0, not ${options.maxTokens}`);
   }
   if (options.load) {
     const { requests, concurrency } = options.load;
-    if (!Number.isInteger(requests) || requests < 1) throw new VerifyError('invalid-option', `--load must be a whole number ≥ 1, not ${requests}`);
-    if (!Number.isInteger(concurrency) || concurrency < 1) throw new VerifyError('invalid-option', `--concurrency must be a whole number ≥ 1, not ${concurrency}`);
+    if (!Number.isInteger(requests) || requests < 1 || requests > MAX_LOAD_REQUESTS) {
+      throw new VerifyError('invalid-option', `--load must be a whole number from 1 to ${MAX_LOAD_REQUESTS}, not ${requests}`);
+    }
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_LOAD_CONCURRENCY) {
+      throw new VerifyError('invalid-option', `--concurrency must be a whole number from 1 to ${MAX_LOAD_CONCURRENCY}, not ${concurrency}`);
+    }
   }
   if (options.baseUrl !== undefined) {
     let url: URL;
@@ -426,10 +432,10 @@ function routeHint(model: ModelPlan, run: Run): RouteHint {
       kind: run.baseUrl ? 'direct' : 'kserve',
       pathPrefix: model.pathPrefix,
       workloadService: model.workloadService,
-      logs: `kubectl logs -n ${model.namespace} -l ${labelSelector(model.podLabels)}`,
+      logs: shellCommand(['kubectl', 'logs', '-n', model.namespace, '-l', labelSelector(model.podLabels)]),
     };
   }
-  const logs = `kubectl logs -n ${model.namespace} deploy/${model.modelServer.decodeDeployment}`;
+  const logs = shellCommand(['kubectl', 'logs', '-n', model.namespace, `deploy/${model.modelServer.decodeDeployment}`]);
   if (run.baseUrl) return { kind: 'direct', logs };
   if (model.category === 'embedder') return { kind: 'service', logs };
   return { kind: 'gateway', route: `HTTPRoute ${model.httpRoute} on Gateway ${model.gateway.name}`, logs };

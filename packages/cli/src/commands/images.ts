@@ -1,4 +1,4 @@
-import { DEFAULT_MIRROR_PROJECT, mirrorSteps, parseImage, type MirrorStep } from '@app-serving/core';
+import { DEFAULT_MIRROR_PROJECT, mirrorSteps, mirrorTargetProblem, parseImage, shellCommand, type MirrorStep } from '@app-serving/core';
 import { join } from 'node:path';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -16,10 +16,9 @@ interface ImagesOptions extends StackOptions {
  * in Harbor for an air-gapped cluster (directly, or through oci-archive files).
  */
 export default async function images({ options, output }: { options: ImagesOptions; output: Output }): Promise<number> {
+  const mirrorProblem = options.mirrorTo === undefined ? null : mirrorTargetProblem(options.mirrorTo);
+  if (mirrorProblem) throw new UsageError(`--mirror-to ${JSON.stringify(options.mirrorTo)}: ${mirrorProblem}`);
   const { plan } = loadAndPlan(options);
-  if (options.mirrorTo !== undefined && !/^[a-z0-9.-]+(:\d+)?(\/[a-z0-9._-]+)+$/.test(options.mirrorTo)) {
-    throw new UsageError(`--mirror-to ${options.mirrorTo}: give <registry>/<project>, e.g. harbor.example.com/${DEFAULT_MIRROR_PROJECT}`);
-  }
   const mirror = options.mirrorTo ?? (plan.harbor ? `${plan.harbor.hostname}/${DEFAULT_MIRROR_PROJECT}` : undefined);
   const steps = mirror ? mirrorSteps(plan.images, mirror) : [];
   const commands = steps.flatMap((step) => skopeoCommands(step, options.archiveDir));
@@ -56,13 +55,16 @@ export default async function images({ options, output }: { options: ImagesOptio
   return EXIT.ok;
 }
 
-/** The shell commands for one image: copy (through an archive when asked), or check it is in Harbor. */
+/** The shell commands for one image: copy (through an archive when asked), or check it is in Harbor. Every argument is shell-quoted. */
 export function skopeoCommands(step: MirrorStep, archiveDir?: string): string[] {
   if (step.source === null) {
-    return [`# ${step.image} is named in Harbor already; copy it there from its upstream source, then check:`, `skopeo inspect --raw docker://${step.target} >/dev/null`];
+    return [`# ${step.image.replace(/[\r\n]/g, ' ')} is named in Harbor already; copy it there from its upstream source, then check:`, `${shellCommand(['skopeo', 'inspect', '--raw', `docker://${step.target}`])} >/dev/null`];
   }
-  if (archiveDir === undefined) return [`skopeo copy --all docker://${step.source} docker://${step.target}`];
+  if (archiveDir === undefined) return [shellCommand(['skopeo', 'copy', '--all', `docker://${step.source}`, `docker://${step.target}`])];
   const { repository, tag, digest } = parseImage(step.source);
   const file = join(archiveDir, `${repository.replace(/\//g, '_')}-${(tag ?? digest ?? 'latest').replace(/[^A-Za-z0-9._-]/g, '_')}.tar`);
-  return [`skopeo copy --all docker://${step.source} oci-archive:${file}`, `skopeo copy --all oci-archive:${file} docker://${step.target}`];
+  return [
+    shellCommand(['skopeo', 'copy', '--all', `docker://${step.source}`, `oci-archive:${file}`]),
+    shellCommand(['skopeo', 'copy', '--all', `oci-archive:${file}`, `docker://${step.target}`]),
+  ];
 }

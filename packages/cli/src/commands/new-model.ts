@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { displayPath, kserveSizing, parseModelSize, slugProblem, type Category } from '@app-serving/core';
+import { displayPath, kserveSizing, mirrorTargetProblem, parseModelSize, slugProblem, type Category } from '@app-serving/core';
 import { resolveModelsDir } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { checkWritableDir } from '../paths.ts';
 import type { Output } from '../output.ts';
 import { renderTemplate, type TemplateName } from '../templates/templates.ts';
 
@@ -24,7 +25,10 @@ interface NewModelOptions {
  */
 export default async function newModel({ options, operands, output }: { options: NewModelOptions; operands: string[]; output: Output }): Promise<number> {
   const [name] = operands;
-  if (!name || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError(`"${name ?? ''}" is not a model folder name: use letters, digits, ".", "_" and "-"`);
+  if (!name || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError(`${JSON.stringify(name ?? '')} is not a model folder name: use letters, digits, ".", "_" and "-"`);
+  if (name.length > MAX_MODEL_NAME_LENGTH) throw new UsageError(`the model folder name is ${name.length} characters long: use at most ${MAX_MODEL_NAME_LENGTH}`);
+  const mirrorProblem = options.mirrorTo === undefined ? null : mirrorTargetProblem(options.mirrorTo);
+  if (mirrorProblem) throw new UsageError(`--mirror-to ${JSON.stringify(options.mirrorTo)}: ${mirrorProblem}`);
   const target = options.target;
   if (target !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(target)) throw new UsageError(`--target ${target}: use lower-case letters, digits and "-"`);
   const slug = target ? `${options.slug}-${target}` : options.slug;
@@ -42,7 +46,9 @@ export default async function newModel({ options, operands, output }: { options:
   const modelsDir = resolveModelsDir({ ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) }, process.cwd());
   const folderName = target ? `${name}-${target}` : name;
   const folder = join(modelsDir, options.category, folderName);
-  if (existsSync(folder)) throw new UsageError(`${displayPath(folder)} already exists; new-model never overwrites a model (pick another name or remove it)`);
+  // lstat, not exists: a dangling symlink "does not exist" but is the user's, and must be left alone.
+  if (lexists(folder)) throw new UsageError(`${displayPath(folder)} already exists; new-model never overwrites a model (pick another name or remove it)`);
+  checkWritableDir('--models-dir', join(modelsDir, options.category));
 
   const modelId = options.modelId ?? name;
   const files = renderTemplate(template, {
@@ -54,13 +60,21 @@ export default async function newModel({ options, operands, output }: { options:
     ...(billions !== undefined && { sizing: kserveSizing(billions) }),
   });
   try {
+    // The folder itself is created without `recursive`, so that it fails (EEXIST) rather than
+    // writing into something that appeared meanwhile; only what this run created is removed.
+    mkdirSync(join(modelsDir, options.category), { recursive: true });
+    mkdirSync(folder);
+  } catch (error) {
+    throw new UsageError(`cannot create ${displayPath(folder)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
     for (const [dir, text] of Object.entries(files)) {
       mkdirSync(join(folder, dir), { recursive: true });
       writeFileSync(join(folder, dir, 'values.yaml'), text, { flag: 'wx' });
     }
   } catch (error) {
     rmSync(folder, { recursive: true, force: true });
-    throw error;
+    throw new UsageError(`cannot write into ${displayPath(folder)} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was left behind`);
   }
 
   const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId));
@@ -76,6 +90,18 @@ export default async function newModel({ options, operands, output }: { options:
   output.out('');
   output.out(snippet);
   return EXIT.ok;
+}
+
+/** Longest model folder name: the folder and its files must stay well under the 255-byte file name limit. */
+export const MAX_MODEL_NAME_LENGTH = 100;
+
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The `modelSource` of a cluster variant's snippet: an artifact in Harbor holding a hub cache (or a plain folder). */

@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { displayPath } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
+import { checkWritableDir } from '../paths.ts';
 import type { Output } from '../output.ts';
 import { printWarnings } from './validate.ts';
 
@@ -27,6 +28,7 @@ interface Resource {
  * Kubernetes object, a chart spec per Helm chart; `--out` writes one file per resource.
  */
 export default async function render({ options, output }: { options: RenderOptions; output: Output }): Promise<number> {
+  if (options.out !== undefined) checkWritableDir('--out', options.out);
   const { plan } = loadAndPlan(options);
   // Pulumi is loaded only here: validate and plan never pay for it.
   const { renderStack } = await import('@app-serving/pulumi-components/render');
@@ -43,7 +45,11 @@ export default async function render({ options, output }: { options: RenderOptio
     const width = String(resources.length).length;
     resources.forEach((resource, index) => {
       const file = join(dir, `${String(index + 1).padStart(width, '0')}-${fileStem(resource)}.${options.json ? 'json' : 'yaml'}`);
-      writeFileSync(file, options.json ? `${JSON.stringify(resource, null, 2)}\n` : documentOf(resource));
+      try {
+        writeFileSync(file, options.json ? `${JSON.stringify(resource, null, 2)}\n` : documentOf(resource));
+      } catch (error) {
+        throw new UsageError(`--out ${dir}: cannot write ${displayPath(file)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
     });
     output.err(`wrote ${resources.length} files to ${displayPath(dir)}`);
     return EXIT.ok;
@@ -84,5 +90,6 @@ function shortUrn(urn: string): string {
 
 function fileStem(resource: Resource): string {
   const kind = resource.type.split(':').at(-1) ?? 'resource';
-  return `${kind}-${resource.name}`.replace(/[^A-Za-z0-9._-]+/g, '_').toLowerCase();
+  // At most 200 characters: file names longer than 255 bytes cannot be created.
+  return `${kind}-${resource.name}`.replace(/[^A-Za-z0-9._-]+/g, '_').toLowerCase().slice(0, 200);
 }

@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
+import { checkWritableFile } from '../paths.ts';
 import { displayPath } from '@app-serving/core';
 import { createSpinner } from 'nanospinner';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import type { Output } from '../output.ts';
+import { safeText, type Output } from '../output.ts';
 
 interface VerifyCommandOptions extends StackOptions {
   readonly json?: boolean;
@@ -34,17 +35,24 @@ export default async function verify({ options, output }: { options: VerifyComma
     if (value === undefined) return undefined;
     try {
       return kv.parseDuration(value);
-    } catch {
-      throw new UsageError(`--${flag} ${value}: give a duration such as 30s, 10m or 1h30m`);
+    } catch (error) {
+      const tooLong = error instanceof RangeError && /too long/.test(error.message);
+      throw new UsageError(`--${flag} ${JSON.stringify(value)}: ${tooLong ? 'too long: at most 24 days (596h) can be timed' : 'give a duration such as 30s, 10m or 1h30m'}`);
     }
   };
-  const count = (flag: string, value: string | undefined) => {
+  const count = (flag: string, value: string | undefined, max: number) => {
     if (value === undefined) return undefined;
-    if (!/^[1-9]\d*$/.test(value)) throw new UsageError(`--${flag} ${value}: give a whole number ≥ 1`);
+    if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > max) throw new UsageError(`--${flag} ${JSON.stringify(value)}: give a whole number from 1 to ${max}`);
     return Number(value);
   };
-  const requests = count('load', options.load);
-  const concurrency = count('concurrency', options.concurrency) ?? 4;
+  const requests = count('load', options.load, kv.MAX_LOAD_REQUESTS);
+  const concurrency = count('concurrency', options.concurrency, kv.MAX_LOAD_CONCURRENCY) ?? 4;
+  const timeoutMs = duration('timeout', options.timeout ?? '30s')!;
+  const waitMs = duration('wait', options.wait);
+  const deadlineMs = duration('deadline', options.deadline ?? '15m')! + (waitMs ?? 0);
+  if (deadlineMs > kv.MAX_DURATION_MS) throw new UsageError('--deadline plus --wait is too long: at most 24 days (596h) can be timed');
+  // The report file is checked before any check runs: a bad path must not cost a whole run.
+  if (options.junit !== undefined) checkWritableFile('--junit', options.junit);
   const token = process.env[TOKEN_ENV];
 
   const controller = new AbortController();
@@ -54,7 +62,6 @@ export default async function verify({ options, output }: { options: VerifyComma
   let done = 0;
   let total = 0;
   try {
-    const waitMs = duration('wait', options.wait);
     const result = await kv.verifyPlan(plan, {
       ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
       ...(options.baseUrl !== undefined && token && { headers: { Authorization: `Bearer ${token}` } }),
@@ -62,8 +69,8 @@ export default async function verify({ options, output }: { options: VerifyComma
       ...(options.context !== undefined && { context: options.context }),
       ...(options.model !== undefined && { models: options.model }),
       ...(waitMs !== undefined && { waitMs }),
-      timeoutMs: duration('timeout', options.timeout ?? '30s')!,
-      deadlineMs: duration('deadline', options.deadline ?? '15m')! + (waitMs ?? 0),
+      timeoutMs,
+      deadlineMs,
       ...(requests !== undefined && { load: { requests, concurrency } }),
       signal: controller.signal,
       onProgress: (event) => {
@@ -71,7 +78,7 @@ export default async function verify({ options, output }: { options: VerifyComma
         if (event.type === 'model-end') done += 1;
         if (progress) {
           const line = kv.describeEvent(event);
-          if (line && event.type !== 'model-end') progress.update({ text: `[${done}/${total} models] ${line}` });
+          if (line && event.type !== 'model-end') progress.update({ text: safeText(`[${done}/${total} models] ${line}`, false) });
         } else if (!options.json && (event.type === 'check-end' || event.type === 'check-retry')) {
           // Not a terminal (CI logs): one line per finished check, as it happens.
           output.err(kv.describeEvent(event) ?? '');
@@ -80,15 +87,21 @@ export default async function verify({ options, output }: { options: VerifyComma
     });
     progress?.stop();
     progress?.clear();
-    if (options.junit !== undefined) {
-      writeFileSync(options.junit, kv.formatJunit(result));
-      if (!options.json) output.err(`wrote JUnit report ${displayPath(options.junit)}`);
-    }
-    if (options.json) process.stdout.write(kv.formatJson(result));
+    // The result first: a report file that cannot be written must not lose it.
+    if (options.json) output.raw(kv.formatJson(result));
     else {
       const { color: c } = output;
       const paint = { pass: c.green, fail: c.red, skip: c.yellow, info: c.cyan } as const;
       output.out(kv.formatSummary(result, { colorStatus: (status, text) => paint[status](text), ...(output.tty && process.stdout.columns && { width: process.stdout.columns }) }));
+    }
+    if (options.junit !== undefined) {
+      try {
+        writeFileSync(options.junit, kv.formatJunit(result));
+      } catch (error) {
+        output.err(`${output.color.red('error:')} --junit ${displayPath(options.junit)}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? String(error)}); the result is above`);
+        return EXIT.usage;
+      }
+      if (!options.json) output.err(`wrote JUnit report ${displayPath(options.junit)}`);
     }
     return result.ok ? EXIT.ok : EXIT.problems;
   } catch (error) {

@@ -229,3 +229,60 @@ describe('a stack file with problems keeps what parsed, for one pass over the mo
     expect(JSON.stringify(error)).not.toContain('"models"');
   });
 });
+
+describe('secrets in the wrong place are never echoed', () => {
+  const PASS = 'S3cr3t-PASS-value';
+  const all = (issues: Issue[]) => JSON.stringify(issues);
+
+  it('harborHostname with credentials: the error does not repeat them', () => {
+    const issues = issuesOf(() => parseStackFile(`${CLOUD}  app-serving:harborHostname: "https://robot:${PASS}@harbor.local"\n`, 'Pulumi.dev.yaml'));
+    expect(issues.map((i) => i.path)).toEqual(['harborHostname']);
+    expect(all(issues)).not.toContain(PASS);
+    expect(issues[0]!.message).toContain('https://[redacted]@harbor.local');
+  });
+
+  it('a chart repo or oci:// chart with credentials is refused, without echoing them', () => {
+    const text = `${CLOUD}  app-serving:charts:\n    infra:\n      repo: https://user:${PASS}@charts.example.com\n    gaie:\n      chart: oci://u:${PASS}@reg.example.com/charts/x\n    modelService:\n      repo: https://charts.example.com/?token=${PASS}\n`;
+    const issues = issuesOf(() => parseStackFile(text, 'Pulumi.dev.yaml'));
+    expect(issues.map((i) => i.path).sort()).toEqual(['charts.gaie.chart', 'charts.infra.repo', 'charts.modelService.repo']);
+    expect(issues.every((i) => /carries credentials/.test(i.message))).toBe(true);
+    expect(all(issues)).not.toContain(PASS);
+  });
+
+  it('kubeconfig content as a plain value must be a secret, and is not echoed', () => {
+    const content = `apiVersion: v1\nclusters:\n- cluster:\n    server: https://1.2.3.4\nusers:\n- user:\n    token: ${PASS}\n`;
+    const issues = issuesOf(() => parseStackFile(`${CLOUD}  app-serving:kubeconfig: ${JSON.stringify(content)}\n`, 'Pulumi.dev.yaml'));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toMatchObject({ code: 'config.not-secret', path: 'kubeconfig' });
+    expect(all(issues)).not.toContain(PASS);
+    // A Pulumi program handing over the content as a plain string: treated as a secret.
+    const config = loadStackConfigFromMap({ 'app-serving:cloudProvider': 'cloud', 'app-serving:models': '{"generative":[]}', 'app-serving:kubeconfig': content }, { stackName: 'dev' });
+    expect(isSecret(config.kubeconfig)).toBe(true);
+  });
+});
+
+describe('values Kubernetes and Helm would reject', () => {
+  it('toleration key and value, KServe gateway name, namespace and class, chart reference: every one, with its line', () => {
+    const text = `${CLOUD}  app-serving:gpuToleration:
+    key: "bad key!"
+    value: "a b"
+  app-serving:kserve:
+    gateway:
+      name: Bad_Name!
+      namespace: "UPPER ns"
+      className: "x y"
+  app-serving:charts:
+    gaie:
+      chart: "oci://x y/z"
+`;
+    const issues = issuesOf(() => parseStackFile(text, 'Pulumi.dev.yaml'));
+    expect(issues.map((i) => [i.path, i.line])).toEqual([
+      ['gpuToleration.key', 7],
+      ['gpuToleration.value', 8],
+      ['kserve.gateway.name', 11],
+      ['kserve.gateway.namespace', 12],
+      ['kserve.gateway.className', 13],
+      ['charts.gaie.chart', 16],
+    ]);
+  });
+});

@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_NAMESPACE } from '../constants.ts';
 import { IssueList, StackError, formatPath, isAtOrUnder, type Issue } from '../errors.ts';
 import { CATEGORIES } from '../constants.ts';
+import { redactUrlCredentials } from '../redact.ts';
 import { Secret, isSecret } from '../secret.ts';
 import { didYouMean } from '../suggest.ts';
+import { MAX_STACK_FILE_BYTES, readTextFile } from '../text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from '../yaml-source.ts';
 import { checkStackRules } from './rules.ts';
 import { MAYBE_SECRET_KEYS, SECRET_KEYS, STACK_KEYS, stackConfigSchema, type ParsedStackConfig } from './schema.ts';
@@ -57,13 +58,14 @@ const KNOWN_KEYS = new Set<string>(STACK_KEYS);
  * @param displayName the file name used in messages (default: `file`)
  */
 export function loadStackFile(file: string, displayName = file, options: LoadOptions = {}): StackConfig {
-  let text: string;
+  let read: ReturnType<typeof readTextFile>;
   try {
-    text = readFileSync(file, 'utf8');
+    read = readTextFile(file, MAX_STACK_FILE_BYTES);
   } catch (error) {
     throw new StackError([{ code: 'file.unreadable', path: '', message: `cannot read the stack file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: displayName }]);
   }
-  return parseStackFile(text, displayName, stackNameFromFile(file), options);
+  if ('problem' in read) throw new StackError([{ code: 'file.too-large', path: '', message: `the stack file ${read.problem}`, file: displayName }]);
+  return parseStackFile(read.text, displayName, stackNameFromFile(file), options);
 }
 
 /** Like {@link loadStackFile}, from the file's text. */
@@ -91,6 +93,15 @@ export function parseStackFile(text: string, file: string, stackName = stackName
     if (isSecure) {
       if (SECRET_KEY_SET.has(key) || MAYBE_SECRET_KEY_SET.has(key)) raw[key] = Secret.encrypted();
       else list.add(source.issue('config.invalid', ['config', fullKey], `"${key}" cannot be a secret; set it as a plain value`, key));
+    } else if (MAYBE_SECRET_KEY_SET.has(key) && typeof value === 'string' && looksLikeKubeconfig(value)) {
+      list.add(
+        source.issue(
+          'config.not-secret',
+          ['config', fullKey],
+          `holds kubeconfig content, not a path: content carries credentials and must be a secret (\`pulumi config set --secret ${key} < <kubeconfig file>\`), or give the file's path`,
+          key,
+        ),
+      );
     } else if (SECRET_KEY_SET.has(key) && value !== undefined && value !== null) {
       list.add(
         source.issue('config.not-secret', ['config', fullKey], `must be a secret, not plain text in the stack file: run \`pulumi config set --secret ${key} <value>\``, key),
@@ -131,7 +142,7 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
   for (const [fullKey, value] of Object.entries(map)) {
     const key = ownKey(fullKey);
     if (key === undefined) continue;
-    if (SECRET_KEY_SET.has(key) || (MAYBE_SECRET_KEY_SET.has(key) && isSecret(value))) {
+    if (SECRET_KEY_SET.has(key) || (MAYBE_SECRET_KEY_SET.has(key) && (isSecret(value) || (typeof value === 'string' && looksLikeKubeconfig(value))))) {
       if (isSecret(value)) raw[key] = value;
       else if (typeof value === 'string') raw[key] = Secret.plain(value);
       else list.add(source.issue('config.invalid', [key], 'must be a string'));
@@ -295,10 +306,20 @@ export function describe(value: unknown): string {
   if (isSecret(value)) return 'a secret';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return value.length > 60 ? `"${value.slice(0, 57)}..."` : JSON.stringify(value);
+  if (typeof value === 'string') {
+    // Never echo credentials a user put in the wrong place (`https://robot:PASS@harbor.local`).
+    if (/\b(apiVersion|clusters|users)\s*:|certificate-authority-data|client-key-data|\btoken\s*:/.test(value)) return 'kubeconfig content';
+    const shown = redactUrlCredentials(value);
+    return shown.length > 60 ? `"${shown.slice(0, 57)}..."` : JSON.stringify(shown);
+  }
   return String(value);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !isSecret(value);
+}
+
+/** True for a value that is a kubeconfig's content (YAML with clusters, users, keys), not a path. */
+export function looksLikeKubeconfig(value: string): boolean {
+  return /[\r\n]/.test(value) || /\b(apiVersion|clusters|contexts|users|current-context)\s*:|certificate-authority-data|client-key-data|client-certificate-data|\btoken\s*:/.test(value);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CATEGORIES, PLATFORMS } from '../constants.ts';
+import { hasUrlCredentials } from '../redact.ts';
 import { isSecret, type Secret } from '../secret.ts';
 
 /**
@@ -9,8 +10,20 @@ import { isSecret, type Secret } from '../secret.ts';
  * `modelSource` fields, names) live in `rules.ts`, so that every problem is reported in one pass.
  */
 
+/** A chart or repository URL must not carry credentials: plan, render and Pulumi's state would show them. */
+const noCredentials = (url: string) => !hasUrlCredentials(url);
+const CREDENTIALS_IN_URL = {
+  message:
+    'carries credentials (user:password@ or a token in the query); remove them: a plain stack value is printed by plan and render and stored unencrypted (log in to the registry or repository on the machine that runs pulumi instead)',
+};
+
+/** One folder name, never a path: nothing outside `models/<category>/` is ever read. */
+const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+/** A DNS-1123 label (namespaces, Gateway names): ≤ 63 lower-case letters, digits and "-". */
+const DNS_LABEL = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_LABEL_MESSAGE = 'must be a Kubernetes name (DNS-1123 label): at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit';
+const DNS_SUBDOMAIN_STRICT = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -119,24 +132,33 @@ const durationSchema = z
 
 export const gpuTolerationSchema = z
   .strictObject({
-    key: z.string().refine((k) => k.length > 0 && k.length <= 316, { message: 'must be a taint key' }),
+    key: z.string().refine(isLabelKey, { message: 'must be a taint key: [<DNS subdomain>/]<name>, the name ≤ 63 letters, digits, "-", "_", "." starting and ending with a letter or digit' }),
     operator: z.enum(['Equal', 'Exists']).default('Equal'),
-    value: z.string().max(63).optional(),
+    value: z.string().refine(isLabelValue, { message: 'must be a taint value: ≤ 63 letters, digits, "-", "_", "." starting and ending with a letter or digit' }).optional(),
     effect: z.enum(['NoSchedule', 'PreferNoSchedule', 'NoExecute']).optional(),
   })
   .meta({ description: 'Toleration for the taint on GPU nodes; applied to model pods and pull Jobs.' });
 
 export const chartOverrideSchema = z
   .strictObject({
-    chart: z.string().min(1).optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
+    chart: z
+      .string()
+      .min(1)
+      .refine((c) => !/[\s\u0000-\u001f\u007f]/.test(c), { message: 'must not contain white space or control characters (a chart name, an oci:// reference or a folder path)' })
+      .refine(noCredentials, CREDENTIALS_IN_URL)
+      .optional().meta({ description: 'Chart name (with `repo`) or an `oci://` reference.' }),
     version: z.string().min(1).optional(),
-    repo: z.string().url().optional().meta({ description: 'Helm repository URL (not for `oci://` charts).' }),
+    repo: z.string().url().refine(noCredentials, CREDENTIALS_IN_URL).optional().meta({ description: 'Helm repository URL (not for `oci://` charts).' }),
   })
   .meta({ description: 'Override a pinned chart (a mirror, or an upgrade).' });
 
 export const modelEntrySchema = z
   .strictObject({
-    name: z.string().min(1).meta({ description: 'The model folder name under `models/<category>/`.' }),
+    name: z
+      .string()
+      .min(1)
+      .regex(FOLDER_NAME, { message: 'must be a model folder name (letters, digits, ".", "_", "-"; no "/" or ".."): the folder under models/<category>/' })
+      .meta({ description: 'The model folder name under `models/<category>/`.' }),
     enabled: z.boolean().default(true).meta({ description: 'Disabled models are not read or deployed.' }),
     nodeSelector: nodeSelector.default({}),
     nameSpace: z.string().optional().meta({ description: 'Namespace override. Default: `llm-d-<slug>`.' }),
@@ -170,9 +192,9 @@ export const kserveSchema = z
   .strictObject({
     gateway: z
       .strictObject({
-        name: z.string().default('kserve-ingress-gateway'),
-        namespace: z.string().default('kserve'),
-        className: z.string().default('envoy'),
+        name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve-ingress-gateway'),
+        namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve'),
+        className: z.string().regex(DNS_SUBDOMAIN_STRICT, { message: 'must be a GatewayClass name: a DNS subdomain (lower-case letters, digits, "-", "."), at most 253 characters' }).default('envoy'),
         create: z.boolean().default(true).meta({ description: 'Create the GatewayClass and Gateway. Set false when the cluster already has them.' }),
       })
       .prefault({})

@@ -1,0 +1,125 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'vitest';
+import { expectSafe, runCli, tempDir, type OnFinished } from './harness.ts';
+
+/**
+ * `verify` against misbehaving servers: each run is bounded by --timeout (not by the deadline),
+ * in memory, prints no secret and no raw control character, and exits 1 (never 70). The CLI runs
+ * with a garbage collection every 25 ms: timers must survive it (nodejs/node#57736).
+ */
+
+type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
+
+async function serve(behaviour: Behaviour, onTestFinished: OnFinished): Promise<string> {
+  const server: Server = createServer((req, res) => {
+    res.on('error', () => undefined);
+    req.resume();
+    req.on('end', () => behaviour(req, res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onTestFinished(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Writes `piece()` whenever the socket drains, until the client goes away. */
+function pump(res: ServerResponse, piece: () => string): void {
+  let open = true;
+  res.on('close', () => (open = false));
+  const go = () => {
+    while (open && res.write(piece()));
+    if (open) res.once('drain', go);
+  };
+  go();
+}
+
+const SSE = { 'content-type': 'text/event-stream' };
+const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+const TOKEN = 'tok"en\\x-secret-42';
+const PASSWORD = 'Pa55word-secret';
+
+const SERVERS: Record<string, Behaviour> = {
+  'accepts and never answers': () => undefined,
+  'sends headers and stalls': (_req, res) => {
+    res.writeHead(200, SSE);
+    res.flushHeaders();
+  },
+  'drips a byte at a time': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 100);
+    res.on('close', () => clearInterval(timer));
+  },
+  'streams without end': (_req, res) => {
+    res.writeHead(200, SSE);
+    pump(res, () => chunk('x'.repeat(4000)));
+  },
+  'sends one endless data: line': (_req, res) => {
+    res.writeHead(200, isModels(_req) ? { 'content-type': 'application/json' } : SSE);
+    res.write('data: ');
+    pump(res, () => 'y'.repeat(64 * 1024));
+  },
+  'echoes secrets and control characters': (req, res) => {
+    const echoed = `${JSON.stringify(req.headers)} \u001b[2J\u001b]0;title\u0007\rBEL\u0007 \u009b31m`;
+    if (isModels(req)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: [{ id: `evil\u001b[2J\r${echoed}` }] }));
+      return;
+    }
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: `engine failed: ${echoed}` } }));
+  },
+  'redirects without a Location': (_req, res) => {
+    res.writeHead(302);
+    res.end();
+  },
+};
+
+function isModels(req: IncomingMessage): boolean {
+  return (req.url ?? '').endsWith('/v1/models');
+}
+
+describe.concurrent('verify against misbehaving servers', { timeout: 90_000 }, () => {
+  for (const [name, behaviour] of Object.entries(SERVERS)) {
+    it(`${name}: --timeout 1s bounds every check; no secret, no control character`, async ({ onTestFinished }) => {
+      const url = await serve(behaviour, onTestFinished);
+      const base = url.replace('http://', `http://robot:${PASSWORD}@`);
+      const junit = join(tempDir(onTestFinished), 'r.xml');
+      const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', base, '--timeout', '1s', '--deadline', '60s', '--junit', junit], {
+        env: { APP_SERVING_VERIFY_TOKEN: TOKEN },
+        gcStress: true,
+      });
+      // 4 checks of ≤ 1 s per model, the models concurrently: about 5 s; 45 s leaves room for a loaded
+      // machine and still fails a run that goes to the 60 s deadline.
+      expectSafe(result, name, { codes: [1], secrets: [TOKEN, PASSWORD, JSON.stringify(TOKEN).slice(1, -1), Buffer.from(`robot:${PASSWORD}`).toString('base64')], maxMs: 45_000 });
+    });
+  }
+
+  it('--json: the echoed secrets stay out, the JSON stays parseable', async ({ onTestFinished }) => {
+    const url = await serve(SERVERS['echoes secrets and control characters']!, onTestFinished);
+    const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url.replace('http://', `http://robot:${PASSWORD}@`), '--timeout', '2s', '--json'], {
+      env: { APP_SERVING_VERIFY_TOKEN: TOKEN },
+    });
+    expectSafe(result, 'echo --json', { codes: [1], secrets: [TOKEN, PASSWORD, JSON.stringify(TOKEN).slice(1, -1), JSON.stringify(JSON.stringify(TOKEN)).slice(1, -1)] });
+    JSON.parse(result.stdout);
+  });
+
+  it('a silent API server (--kubeconfig): --timeout bounds ready and every later check', async ({ onTestFinished }) => {
+    const url = await serve(() => undefined, onTestFinished);
+    const dir = tempDir(onTestFinished);
+    const kubeconfig = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: ${url}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: ${TOKEN.replace(/["\\]/g, '')}\n`,
+    );
+    const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--kubeconfig', kubeconfig, '--timeout', '1s', '--deadline', '60s'], { gcStress: true });
+    expectSafe(result, 'silent API server', { codes: [1], secrets: [TOKEN.replace(/["\\]/g, '')], maxMs: 45_000 });
+  });
+});

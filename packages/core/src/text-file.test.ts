@@ -1,0 +1,49 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempRepo } from '../test/helpers.ts';
+import { isStackError } from './errors.ts';
+import { loadStackFile } from './config/load.ts';
+import { readValuesFile } from './discovery.ts';
+import { IssueList } from './errors.ts';
+import { MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
+
+
+describe('huge and binary files are refused before they are parsed', () => {
+  it('a stack file over 1 MiB: one issue, no parse', () => {
+    const dir = tempRepo({ 'Pulumi.big.yaml': `config:\n  x: "${'a'.repeat(MAX_STACK_FILE_BYTES)}"\n` });
+    const started = performance.now();
+    const error = (() => {
+      try {
+        loadStackFile(join(dir, 'Pulumi.big.yaml'), 'Pulumi.big.yaml');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(isStackError(error)).toBe(true);
+    const issues = (error as { issues: { code: string; message: string }[] }).issues;
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.code).toBe('file.too-large');
+    expect(issues[0]!.message).toMatch(/^the stack file is larger than 1 MiB \(\d+ bytes\)/);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('a binary stack file: one issue', () => {
+    const dir = tempRepo({ 'Pulumi.bin.yaml': 'config:\n\u0000\u0001\u0002' });
+    expect(() => loadStackFile(join(dir, 'Pulumi.bin.yaml'))).toThrow(/is a binary file, not YAML text/);
+  });
+
+  it('a values file over 4 MiB: one issue naming the file', () => {
+    const dir = tempRepo({ 'values.yaml': `a: "${'b'.repeat(MAX_VALUES_FILE_BYTES)}"\n` });
+    const list = new IssueList();
+    expect(readValuesFile(join(dir, 'values.yaml'), list)).toBeUndefined();
+    expect(list.items).toHaveLength(1);
+    expect(list.items[0]).toMatchObject({ code: 'file.too-large' });
+    expect(list.items[0]!.message).toMatch(/^the values file is larger than 4 MiB/);
+  });
+
+  it('reads small text files whole', () => {
+    const dir = tempRepo({ 'a.yaml': 'a: 1\n' });
+    expect(readTextFile(join(dir, 'a.yaml'), 10)).toEqual({ text: 'a: 1\n' });
+    expect(readTextFile(join(dir, 'a.yaml'), 4)).toEqual({ problem: expect.stringMatching(/larger than/) });
+  });
+});
