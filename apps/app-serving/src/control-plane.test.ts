@@ -103,7 +103,7 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
         await applyObjects(cluster, [
           eppDeployment({ namespace: m.namespace, name: m.inferencePool.epp, pool: m.inferencePool.name, values: m.values.gaie as Record<string, unknown> }),
           eppService({ namespace: m.namespace, name: m.inferencePool.epp, pool: m.inferencePool.name }),
-          ...istioGateway({ namespace: m.namespace, gateway: m.gateway.name, service: m.gateway.service, port: m.gateway.port }),
+          ...istioGateway({ namespace: m.namespace, gateway: m.gateway.name, service: m.gateway.service, port: m.gateway.port, patches: m.patches.infra }),
         ]);
       }
     }
@@ -120,8 +120,10 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
     const embedder = models.find((m) => m.category === 'embedder')!;
     expect(placed).toEqual({
       [generative.modelServer.decodeDeployment]: 'gke-l4-1',
-      [generative.inferencePool.epp]: 'gke-cpu-1',
-      [generative.gateway.service]: 'gke-cpu-1',
+      // The control pods follow the model's nodeSelector (no controlNodeSelector in this stack):
+      // on the tainted GPU pool, which they can only join because they carry the GPU toleration.
+      [generative.inferencePool.epp]: 'gke-l4-1',
+      [generative.gateway.service]: 'gke-l4-1',
       [embedder.modelServer.decodeDeployment]: 'gke-cpu-1',
     });
     const service = embedder.embeddingService!;

@@ -70,7 +70,7 @@ function standIns(model: LlmdModelPlan, options: { decodeValues?: Record<string,
   if (model.category === 'generative') {
     out.push(eppDeployment({ namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name, values: model.values.gaie as Record<string, unknown> }));
     out.push(eppService({ namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name }));
-    out.push(...istioGateway({ namespace: model.namespace, gateway: model.gateway.name, service: model.gateway.service, port: model.gateway.port, podSpec: { tolerations: model.tolerations } }));
+    out.push(...istioGateway({ namespace: model.namespace, gateway: model.gateway.name, service: model.gateway.service, port: model.gateway.port, patches: model.patches.infra }));
   }
   return out;
 }

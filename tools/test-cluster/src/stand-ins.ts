@@ -82,12 +82,20 @@ export function eppService(args: { namespace: string; name: string; pool: string
   };
 }
 
-/** Istio's Deployment and Service for a Gateway (`<gateway>-istio`, port `port` → 80 in the pod). */
-export function istioGateway(args: { namespace: string; gateway: string; service: string; port: number; podSpec?: Values; annotations?: Record<string, string> }): KubeObject[] {
+/**
+ * Istio's Deployment and Service for a Gateway (`<gateway>-istio`, port `port` → 80 in the pod),
+ * placed by the `deployment` overlay of the Gateway's parametersRef ConfigMap: here, the plan's
+ * `gateway-pod-placement` post-render patch of the llm-d-infra release (affinity, tolerations, pull
+ * secrets), which is what ends up in that overlay.
+ */
+export function istioGateway(args: { namespace: string; gateway: string; service: string; port: number; patches?: ReadonlyArray<{ kind: string }>; annotations?: Record<string, string> }): KubeObject[] {
   const labels = { 'gateway.networking.k8s.io/gateway-name': args.gateway };
+  const placement = (args.patches ?? []).find((p) => p.kind === 'gateway-pod-placement') as Values | undefined;
   return [
     deployment(args.namespace, args.service, labels, 1, {
-      ...(args.podSpec ?? {}),
+      ...(placement?.affinity && { affinity: placement.affinity }),
+      ...(placement?.tolerations && { tolerations: placement.tolerations }),
+      ...(placement?.imagePullSecrets && { imagePullSecrets: placement.imagePullSecrets }),
       containers: [{ name: 'istio-proxy', image: 'docker.io/istio/proxyv2:stand-in', ports: [{ containerPort: 80 }] }],
     }, args.annotations),
     {
