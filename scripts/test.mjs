@@ -49,9 +49,10 @@ for (const project of projects) {
   const report = JSON.parse(readFileSync(file, 'utf8'));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
-  // A test file that fails to load has no tests in it, but it is a failure all the same.
+  // A test file that fails to load, or whose beforeAll fails (its tests are then reported as
+  // skipped), has no failed test in it, but it is a failure all the same.
   for (const suite of report.testResults) {
-    if (suite.status === 'failed' && suite.assertionResults.length === 0) {
+    if (suite.status === 'failed' && !suite.assertionResults.some((test) => test.status === 'failed')) {
       failed += 1;
       problems.push(`${project}: ${suite.name} failed to run: ${String(suite.message).split('\n')[0]}`);
     }

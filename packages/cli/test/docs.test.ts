@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
@@ -133,6 +133,13 @@ beforeAll(() => {
   mkdirSync(join(scratch, '.bin'));
   writeFileSync(join(scratch, '.bin', 'less-fallback'), '#!/bin/sh\nexec cat "$@"\n');
   chmodSync(join(scratch, '.bin', 'less-fallback'), 0o755);
+  // A git history, as a checkout has, for `diff --base HEAD~1`: the copy, then a commit on top.
+  writeFileSync(join(scratch, '.gitignore'), 'node_modules\n.bin\n');
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=docs-test', '-c', 'user.email=docs-test@example.com', ...args], { cwd: scratch, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  git('commit', '-q', '--allow-empty', '-m', 'head');
 });
 
 afterAll(() => {

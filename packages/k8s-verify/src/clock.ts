@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 
 /**
@@ -72,7 +73,12 @@ export function checkSignal(timeoutMs: number, parent?: AbortSignal): AbortSigna
     controller.abort(new DOMException(`the check timed out after ${formatMs(timeoutMs)}`, 'TimeoutError'));
   }, timeoutMs);
   timer.unref?.();
-  parent?.addEventListener('abort', onParentAbort, { once: true });
+  if (parent) {
+    // Every concurrent check listens on the run's signal until its own timer fires: more than
+    // Node's default of 10 is expected, not a leak (and the warning would reach the user's stderr).
+    setMaxListeners(0, parent);
+    parent.addEventListener('abort', onParentAbort, { once: true });
+  }
   return controller.signal;
 }
 
@@ -85,6 +91,7 @@ export function anySignal(signals: readonly AbortSignal[]): AbortSignal {
     return controller.signal;
   }
   const listeners = signals.map((signal) => {
+    setMaxListeners(0, signal);
     const listener = () => {
       signals.forEach((s, i) => s.removeEventListener('abort', listeners[i]!));
       controller.abort(signal.reason);

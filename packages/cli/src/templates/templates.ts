@@ -74,15 +74,17 @@ function modelService(template: Exclude<TemplateName, 'kserve-vllm'>, input: Tem
 # app-serving adds the pod labels, node affinity, GPU toleration and pull secrets; with a
 # modelSource in the stack it also sets modelArtifacts.uri to the model's PVC.
 `;
+  // With the weights on the PVC, neither the URI nor `size` belongs here: `size` sizes only the
+  // emptyDir of an hf:// model (validate warns that it has no effect with a modelSource).
   const uri = input.pvcWeights ? '' : `  uri: hf://${input.modelId}\n`;
+  const size = (quantity: string) => (input.pvcWeights ? '' : `  size: ${quantity}\n`);
   const offline = input.pvcWeights
     ? '      env:\n        # the weights are on the PVC: never reach out to the Hugging Face Hub\n        - name: HF_HUB_OFFLINE\n          value: "1"\n'
     : '';
   if (template === 'sim') {
     return `${header}modelArtifacts:
   name: ${input.modelId}
-${uri}  size: 5Mi
-
+${uri}${size('5Mi')}
 ${routing}
 decode:
   replicas: 1
@@ -108,8 +110,7 @@ prefill:
   if (template === 'infinity') {
     return `${header}modelArtifacts:
   name: ${input.modelId}
-${uri}  size: 4Gi
-
+${uri}${size('4Gi')}
 ${routing}
 accelerator:
   type: cpu
@@ -142,8 +143,7 @@ prefill:
   const port = 8200;
   return `${header}modelArtifacts:
   name: ${input.modelId}
-${uri}  size: 20Gi
-
+${uri}${size('20Gi')}
 ${routing}
 accelerator:
   type: nvidia
