@@ -1,6 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadStackFile, planDeployment, type LlmdModelPlan } from '@app-serving/core';
+import { isStackError, loadStackFile, planDeployment, type LlmdModelPlan, type StackError } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
@@ -75,6 +76,45 @@ describe('every object render produces is admitted by a real API server', () => 
     const rejections = await tryApply(cluster, [both], { dryRun: true });
     expect(rejections.map((r) => r.object)).toEqual([describeObject(service!)]);
     expect(rejections[0]!.message).toContain('replicas and scaling are mutually exclusive');
+  });
+});
+
+/**
+ * The KServe rule both ways: a model folder that sets `scaling` plans to an LLMInferenceService the
+ * server admits (the plan adds no `replicas` then), and one that sets both is refused by validate
+ * with file, line and key, before anything reaches a cluster.
+ */
+describe('replicas and scaling, from a values file to the API server', () => {
+  const KSERVE_FOLDER = 'generative/Qwen2.5-0.5B-Instruct/kserve-qwen25-05b/values.yaml';
+  function modelsWith(extra: string): string {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-kserve-'));
+    cpSync(MODELS, join(dir, 'models'), { recursive: true });
+    const file = join(dir, 'models', KSERVE_FOLDER);
+    writeFileSync(file, `${readFileSync(file, 'utf8').replace(/^replicas: .*\n/m, '')}${extra}`);
+    return join(dir, 'models');
+  }
+
+  it('scaling alone: admitted', async () => {
+    const models = modelsWith('scaling:\n  minReplicas: 1\n  maxReplicas: 2\n  wva:\n    hpa: {}\n');
+    const plan = planDeployment(loadStackFile(join(APP, 'Pulumi.kserve.yaml'), 'Pulumi.kserve.yaml', { checkRules: false }), models);
+    const objects = renderedManifests((await renderStack(plan, { homeDir: '/home/user' })).resources);
+    await ensureNamespaces(cluster, objects);
+    expect(await tryApply(cluster, objects.filter((o) => o.kind !== 'Namespace'), { dryRun: true })).toEqual([]);
+    const service = objects.find((o) => o.kind === 'LLMInferenceService')!;
+    expect((service.spec as Record<string, unknown>).replicas).toBeUndefined();
+  });
+
+  it('both: refused by validate, at the file, line and key', () => {
+    const models = modelsWith('replicas: 2\nscaling:\n  minReplicas: 1\n  maxReplicas: 2\n  wva:\n    hpa: {}\n');
+    let error: unknown;
+    try {
+      planDeployment(loadStackFile(join(APP, 'Pulumi.kserve.yaml'), 'Pulumi.kserve.yaml', { checkRules: false }), models);
+    } catch (e) {
+      error = e;
+    }
+    expect(isStackError(error)).toBe(true);
+    const issue = (error as StackError).issues.find((i) => /mutually exclusive/.test(i.message));
+    expect(issue).toMatchObject({ path: 'replicas', file: expect.stringMatching(/kserve-qwen25-05b\/values\.yaml$/), line: expect.any(Number) });
   });
 });
 

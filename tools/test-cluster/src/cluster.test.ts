@@ -29,6 +29,7 @@ describe('the test control plane', () => {
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'smoke' } },
       pod('tolerates', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] }),
       pod('intolerant', {}),
+      pod('unmatched', { nodeSelector: { pool: 'tpu' }, tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] }),
       pod('failing', { tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] }, { [OUTCOME_ANNOTATION]: 'fail' }),
     ]);
     const ready = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/tolerates', (p) => p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
@@ -36,6 +37,8 @@ describe('the test control plane', () => {
     const pending = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/intolerant', (p) => p.status?.conditions?.some((c: any) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'));
     expect(pending.status.phase).toBe('Pending');
     expect(pending.status.conditions.find((c: any) => c.type === 'PodScheduled').message).toMatch(/untolerated taint/);
+    const unmatched = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/unmatched', (p) => p.status?.conditions?.some((c: any) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'));
+    expect(unmatched.status.conditions.find((c: any) => c.type === 'PodScheduled').message).toMatch(/didn't match Pod's node affinity\/selector/);
     const failed = await waitFor(cluster, '/api/v1/namespaces/smoke/pods/failing', (p) => p.status?.phase === 'Failed');
     expect(failed.status.containerStatuses[0].state.terminated.exitCode).toBe(1);
   }, 120_000);
