@@ -168,5 +168,5 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
     });
     const service = embedder.embeddingService!;
     await waitFor(cluster, `/apis/discovery.k8s.io/v1/namespaces/${embedder.namespace}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${service.name}`, (l) => l.items.some((s: any) => s.endpoints?.some((e: any) => e.conditions?.ready)));
-  });
+  }, 180_000);
 });
