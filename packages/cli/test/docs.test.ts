@@ -1,10 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiServer } from './openai-server.ts';
-import { REPO_ROOT } from './run-cli.ts';
+import { collect, REPO_ROOT, type CliResult } from './run-cli.ts';
 
 /**
  * The documentation, run as a user would follow it: every command of the `sh` blocks of the
@@ -146,27 +146,18 @@ afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-function run(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(command: string): Promise<CliResult> {
   const shim = join(scratch, '.bin');
   const script = `command -v less >/dev/null 2>&1 || less() { "${shim}/less-fallback" "$@"; }\n${command}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-o', 'pipefail', '-c', script], {
-      cwd: scratch,
-      env: {
-        PATH: [join(scratch, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
-        HOME: process.env.HOME,
-        NO_COLOR: '1',
-        npm_config_offline: 'true',
-        npm_config_update_notifier: 'false',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  return collect('bash', ['-o', 'pipefail', '-c', script], {
+    cwd: scratch,
+    env: {
+      PATH: [join(scratch, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
+      HOME: process.env.HOME,
+      NO_COLOR: '1',
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+    },
   });
 }
 

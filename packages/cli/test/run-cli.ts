@@ -16,12 +16,13 @@ export interface CliResult {
 
 /** Spawns the built `app-serving` binary, as a user would, and collects its output. */
 export function cli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  return collect(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env } });
+}
+
+/** Spawns a command with no input and collects its exit code and output. */
+export function collect(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? REPO_ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
