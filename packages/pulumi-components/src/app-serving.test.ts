@@ -1,4 +1,5 @@
 import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
 import { Secret, loadStackConfigFromMap, planDeployment } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
 import { MODELS_DIR, dependencyDepth, examplePlan, kservePlan, record, valueOf, type Recording } from '../test/harness.ts';
@@ -113,6 +114,53 @@ describe('AppServing', () => {
     const rec = await record(() => new AppServing('app', { plan, kubeconfig: 'apiVersion: v1\nkind: Config' }));
     expect(isSecretValue(rec.get('app-provider').inputs.kubeconfig)).toBe(true);
     await expect(record(() => new AppServing('app', { plan }))).rejects.toMatchObject({ propertyPath: 'kubeconfig' });
+  });
+
+  describe("the caller's Kubernetes provider wins", () => {
+    /** Every Kubernetes object and chart of the recording goes through `ref`; no provider was built. */
+    function assertAllThrough(rec: Recording, ref: string) {
+      const kube = rec.resources.filter((x) => x.type.startsWith('kubernetes:'));
+      expect(kube.length).toBeGreaterThan(10);
+      for (const r of kube) {
+        if (r.custom) expect(r.provider, r.name).toBe(ref);
+        else expect(r.providers, r.name).toEqual({ kubernetes: ref });
+      }
+      expect(rec.resources.filter((r) => r.type === 'pulumi:providers:kubernetes').map((r) => r.name)).toEqual(['mine']);
+    }
+    const cases: [string, (p: k8s.Provider) => pulumi.ComponentResourceOptions][] = [
+      ['provider', (p) => ({ provider: p })],
+      ['providers (array)', (p) => ({ providers: [p] })],
+      ['providers (map)', (p) => ({ providers: { kubernetes: p } })],
+    ];
+    for (const [how, options] of cases) {
+      it(`given as ${how}`, async () => {
+        // On-prem: the plan names a kubeconfig path and Harbor; KServe + llm-d models, the Envoy Gateway.
+        let app!: AppServing;
+        let mine!: k8s.Provider;
+        const rec = await record(() => {
+          mine = new k8s.Provider('mine', { kubeconfig: 'from-the-caller' });
+          app = new AppServing('app', { plan: kservePlan('kserve'), hfToken: 'hf' }, options(mine));
+        });
+        expect(app.provider).toBe(mine);
+        expect(app.callerProvider).toBe(true);
+        assertAllThrough(rec, `${rec.get('mine').urn}::mine-id`);
+        expect(rec.children('app')).not.toContain('pulumi:providers:kubernetes app-provider');
+      });
+    }
+
+    it('inherited from a parent component, and the secret kubeconfig is then not needed', async () => {
+      const config = loadStackConfigFromMap(
+        { 'app-serving:cloudProvider': 'cloud', 'app-serving:kubeconfig': Secret.plain('apiVersion: v1'), 'app-serving:models': JSON.stringify({ generative: [{ name: 'Sim' }], embedder: [{ name: 'SimEmbeddings' }] }) },
+        { stackName: 'dev' },
+      );
+      const plan = planDeployment(config, MODELS_DIR);
+      const rec = await record(() => {
+        const mine = new k8s.Provider('mine', {});
+        const platform = new pulumi.ComponentResource('team:index:Platform', 'platform', {}, { providers: [mine] });
+        new AppServing('app', { plan }, { parent: platform });
+      });
+      assertAllThrough(rec, `${rec.get('mine').urn}::mine-id`);
+    });
   });
 
   it('requires the secrets the plan needs', async () => {

@@ -19,7 +19,8 @@ export interface AppServingArgs {
   /**
    * The kubeconfig's content (stack secret `kubeconfig`), when the plan says the kubeconfig is a
    * secret. A kubeconfig path in the plan is read by the provider; no kubeconfig at all means the
-   * ambient one (`KUBECONFIG`, `~/.kube/config`).
+   * ambient one (`KUBECONFIG`, `~/.kube/config`). Not needed (and ignored) when the caller gives
+   * its own Kubernetes provider.
    */
   readonly kubeconfig?: pulumi.Input<string>;
   /**
@@ -55,11 +56,19 @@ export interface ModelOutputs {
  * KServe Envoy Gateway when a model needs it, and one {@link LlmdModel} or {@link KserveModel}
  * per model. Models do not depend on one another: they deploy in parallel.
  *
- * Children: `<name>-provider` (`pulumi:providers:kubernetes`), `<name>-kserve-gateway`
+ * Children: `<name>-provider` (`pulumi:providers:kubernetes`, only when the caller gives no
+ * Kubernetes provider), `<name>-kserve-gateway`
  * ({@link KserveGateway}, optional) and `<name>-<slug>` per model.
  */
 export class AppServing extends pulumi.ComponentResource {
-  readonly provider: k8s.Provider;
+  /**
+   * The Kubernetes provider every child deploys with: the caller's (`opts.provider`,
+   * `opts.providers` as an array or a map, or inherited from `opts.parent`), else the one this
+   * component builds from the plan's kubeconfig (`<name>-provider`).
+   */
+  readonly provider: pulumi.ProviderResource;
+  /** True when {@link provider} is the caller's: the component built none. */
+  readonly callerProvider: boolean;
   readonly kserveGateway: KserveGateway | undefined;
   /** The model components by slug. */
   readonly components: Readonly<Record<string, LlmdModel | KserveModel>>;
@@ -75,17 +84,32 @@ export class AppServing extends pulumi.ComponentResource {
     if (plan.models.some((m) => m.platform === 'kserve' && m.hfTokenSecret !== null) && args.hfToken === undefined) {
       throw new pulumi.InputPropertyError({ propertyPath: 'hfToken', reason: 'is required: the stack has a Hugging Face token (pulumi config set --secret hfToken <token>)' });
     }
-    if (plan.kubeconfig !== null && 'secret' in plan.kubeconfig && args.kubeconfig === undefined) {
-      throw new pulumi.InputPropertyError({ propertyPath: 'kubeconfig', reason: "is required: the stack's kubeconfig is a secret; pass its content" });
-    }
+    // The caller's Kubernetes provider (opts.provider, opts.providers, or the parent's) wins.
+    const given = this.getProvider('kubernetes::');
     const inherited = opts?.dependsOn;
+    if (given !== undefined) {
+      this.provider = given;
+      this.callerProvider = true;
+      if (plan.kubeconfig !== null) {
+        pulumi.log.info(`the stack's kubeconfig is not used: ${name} deploys with the Kubernetes provider it was given`, this);
+      }
+    } else {
+      if (plan.kubeconfig !== null && 'secret' in plan.kubeconfig && args.kubeconfig === undefined) {
+        throw new pulumi.InputPropertyError({
+          propertyPath: 'kubeconfig',
+          reason: "is required: the stack's kubeconfig is a secret; pass its content (or give the component your own Kubernetes provider)",
+        });
+      }
+      const kubeconfig =
+        plan.kubeconfig === null ? undefined : 'path' in plan.kubeconfig ? expandHome(plan.kubeconfig.path, args.homeDir ?? homedir()) : pulumi.secret(args.kubeconfig!);
+      this.provider = new k8s.Provider(childName(name, 'provider'), kubeconfig === undefined ? {} : { kubeconfig }, childOptions(this, inherited));
+      this.callerProvider = false;
+    }
 
-    const kubeconfig =
-      plan.kubeconfig === null ? undefined : 'path' in plan.kubeconfig ? expandHome(plan.kubeconfig.path, args.homeDir ?? homedir()) : pulumi.secret(args.kubeconfig!);
-    this.provider = new k8s.Provider(childName(name, 'provider'), kubeconfig === undefined ? {} : { kubeconfig }, childOptions(this, inherited));
-
-    // Every model component reaches the provider through its parent's providers map.
-    const modelOptions = () => childOptions<pulumi.ComponentResourceOptions>(this, inherited, [], { providers: [this.provider] });
+    // Every model component reaches the provider through its parent's providers map: the caller's
+    // provider is already there; a built one is added for the children.
+    const modelOptions = () =>
+      childOptions<pulumi.ComponentResourceOptions>(this, inherited, [], this.callerProvider ? {} : { providers: [this.provider] });
 
     const gateway = plan.kserve?.gateway;
     this.kserveGateway =
