@@ -11,7 +11,7 @@ import {
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
 import { ModelNamespace } from './model-namespace.ts';
-import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelStorage } from './model-storage.ts';
 import { afterResource, childOptions } from './options.ts';
 
@@ -63,12 +63,14 @@ export class KserveModel extends pulumi.ComponentResource {
       throw new pulumi.InputPropertyError({ propertyPath: 'harborToken', reason: `is required: the plan of ${plan.name} pulls with the Secret ${plan.pullSecret}` });
     }
     const inherited = opts?.dependsOn;
+    claimModelNamespace(this, name, plan, args.createNamespace);
 
     this.modelNamespace = new ModelNamespace(
       childName(name, 'namespace'),
       {
         name: plan.namespace,
         slug: plan.slug,
+        ...(args.createNamespace === false && { create: false }),
         ...(plan.pullSecret !== null && { harborHostname: args.harborHostname, harborUser: args.harborUser, harborToken: args.harborToken, pullSecretName: plan.pullSecret }),
       },
       childOptions(this, inherited),

@@ -6,7 +6,7 @@ import { InferencePool } from './inference-pool.ts';
 import { InferenceRoute } from './inference-route.ts';
 import { LlmdInfra } from './llmd-infra.ts';
 import { ModelNamespace } from './model-namespace.ts';
-import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelService } from './model-service.ts';
 import { ModelStorage } from './model-storage.ts';
 import { afterResource, childOptions } from './options.ts';
@@ -60,12 +60,14 @@ export class LlmdModel extends pulumi.ComponentResource {
       });
     }
     const inherited = opts?.dependsOn;
+    claimModelNamespace(this, name, plan, args.createNamespace);
 
     this.modelNamespace = new ModelNamespace(
       childName(name, 'namespace'),
       {
         name: plan.namespace,
         slug: plan.slug,
+        ...(args.createNamespace === false && { create: false }),
         ...(plan.pullSecret !== null && {
           harborHostname: args.harborHostname,
           harborUser: args.harborUser,
