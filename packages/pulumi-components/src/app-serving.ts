@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { expandHome, type DeploymentPlan, type Platform } from '@app-serving/core';
+import { expandHome, type DeploymentPlan } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
 import { LlmdModel } from './llmd-model.ts';
+import type { ModelOutputs } from './model-outputs.ts';
 import { childOptions } from './options.ts';
 
 /** Arguments of {@link AppServing}. */
@@ -35,22 +36,6 @@ export interface AppServingArgs {
   readonly pullTimeout?: string;
 }
 
-/** What a stack exports per model. */
-export interface ModelOutputs {
-  readonly name: string;
-  readonly platform: Platform;
-  readonly namespace: pulumi.Output<string>;
-  /** llm-d: the gateway Service FQDN; kserve: undefined (KServe reports its URL in the LLMInferenceService status). */
-  readonly gatewayHost: pulumi.Output<string | undefined>;
-  /** llm-d: `http://<gatewayHost>:80`; kserve: undefined. */
-  readonly gatewayUrl: pulumi.Output<string | undefined>;
-  /** llm-d embedders: the embeddings Service URL; else undefined. */
-  readonly embeddingsUrl: pulumi.Output<string | undefined>;
-  /** kserve: the path prefix KServe routes (`/<namespace>/<name>`); llm-d: undefined. */
-  readonly pathPrefix: pulumi.Output<string | undefined>;
-  readonly pvcName: pulumi.Output<string | undefined>;
-}
-
 /**
  * A whole stack from a core `DeploymentPlan`: one Kubernetes provider shared by every model, the
  * KServe Envoy Gateway when a model needs it, and one {@link LlmdModel} or {@link KserveModel}
@@ -72,7 +57,7 @@ export class AppServing extends pulumi.ComponentResource {
   readonly kserveGateway: KserveGateway | undefined;
   /** The model components by slug. */
   readonly components: Readonly<Record<string, LlmdModel | KserveModel>>;
-  /** Outputs per model, by slug. */
+  /** Outputs per model, by slug: switch on `platform` (and, for llm-d, `category`); see {@link ModelOutputs}. */
   readonly models: Readonly<Record<string, ModelOutputs>>;
 
   constructor(name: string, args: AppServingArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -125,37 +110,18 @@ export class AppServing extends pulumi.ComponentResource {
     const timeout = args.pullTimeout !== undefined ? { pullTimeout: args.pullTimeout } : {};
     const components: Record<string, LlmdModel | KserveModel> = {};
     const models: Record<string, ModelOutputs> = {};
-    const none = pulumi.output(undefined);
     for (const model of plan.models) {
       const child = childName(name, model.slug);
       if (model.platform === 'llm-d') {
         const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
         components[model.slug] = c;
-        models[model.slug] = {
-          name: model.name,
-          platform: model.platform,
-          namespace: c.namespace,
-          gatewayHost: c.gatewayHost,
-          gatewayUrl: c.gatewayUrl,
-          embeddingsUrl: c.embeddingsUrl,
-          pathPrefix: none,
-          pvcName: c.pvcName,
-        };
+        models[model.slug] = c.outputs;
       } else {
         const hf = model.hfTokenSecret !== null ? { hfToken: args.hfToken } : {};
         const gw = this.kserveGateway ? { gateway: this.kserveGateway } : {};
         const c = new KserveModel(child, { plan: model, ...harbor, ...hf, ...gw, ...timeout }, modelOptions());
         components[model.slug] = c;
-        models[model.slug] = {
-          name: model.name,
-          platform: model.platform,
-          namespace: c.namespace,
-          gatewayHost: none,
-          gatewayUrl: none,
-          embeddingsUrl: none,
-          pathPrefix: c.pathPrefix,
-          pvcName: c.pvcName,
-        };
+        models[model.slug] = c.outputs;
       }
     }
     this.components = components;
