@@ -51,7 +51,7 @@ export { stackFileJsonSchema } from './config/json-schema.ts';
 
 // Discovery
 export { discoverModels, collectModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
-export type { DiscoveredModel, ValuesFile, ValuesFolder } from './discovery.ts';
+export type { DiscoveredModel, ValuesFile, ValuesFolder, InlineValues, InlineModels } from './discovery.ts';
 
 // Names
 export { SLUG_PATTERN, slugProblem, llmdNames, kserveNames, storageNames, serviceHost, checkLlmdNames } from './names.ts';
@@ -80,7 +80,7 @@ export type { ChartRefProblem } from './charts.ts';
 
 // The plan
 export { planDeployment, expandHome } from './plan.ts';
-export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
+export type { DeploymentPlan, ModelPlan, LlmdModelPlan, PlanOptions } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_SCHEDULER_CONFIG } from './kserve/plan.ts';
 export type { KserveModelPlan, KserveStackPlan } from './kserve/plan.ts';
 export { kserveSizing, parseModelSize, KSERVE_SIZING_TABLE } from './kserve/sizing.ts';

@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import { formatIssue, isStackError, type DeploymentPlan, type ModelPlan } from '@app-serving/core';
-import { planModelFolder, type ModelFolderArgs } from './model-folder.ts';
+import { folderIssue, planModelFolder, type ModelFolderArgs } from './model-folder.ts';
 import { claimNamespace } from './namespace-claims.ts';
 
 /** The two ways a model component gets its plan, and the credentials it deploys with. */
@@ -53,6 +53,9 @@ export function claimModelNamespace(component: pulumi.ComponentResource, name: s
 
 /** Resolves a component's model plan from `plan` or `folder`; bad arguments are InputPropertyErrors. */
 export function resolveModelPlan<P extends ModelPlan>(args: ModelPlanSource<P>, platform: P['platform']): { model: P; stack: DeploymentPlan | undefined } {
+  if (args.folder !== undefined && args.folder.modelsDir === undefined && args.folder.values === undefined) {
+    throw new pulumi.InputPropertyError({ propertyPath: 'folder.modelsDir', reason: 'is required unless the values are given inline (folder.values)' });
+  }
   if ((args.plan === undefined) === (args.folder === undefined)) {
     throw new pulumi.InputPropertyError({ propertyPath: 'plan', reason: 'give exactly one of plan (a core plan entry) or folder (a model folder to plan here)' });
   }
@@ -78,7 +81,7 @@ export function resolveModelPlan<P extends ModelPlan>(args: ModelPlanSource<P>, 
     });
   } catch (error) {
     if (isStackError(error)) {
-      throw new pulumi.InputPropertyError({ propertyPath: 'folder', reason: error.issues.map((i) => formatIssue(i)).join('; ') });
+      throw new pulumi.InputPropertyError({ propertyPath: 'folder', reason: error.issues.map((i) => formatIssue(folderIssue(i))).join('; ') });
     }
     throw error;
   }
