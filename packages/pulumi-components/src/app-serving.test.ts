@@ -204,6 +204,33 @@ describe('AppServing', () => {
     }
   });
 
+  describe('fromConfig: a whole stack from the program’s config, under any project name', () => {
+    const models = JSON.stringify({ generative: [{ name: 'Sim' }] });
+    it("reads the project's own keys (<project>:models) and passes secrets on as secrets", async () => {
+      let app!: AppServing;
+      const rec = await record(() => {
+        pulumi.runtime.setAllConfig({ 'proj:cloudProvider': 'cloud', 'proj:models': models, 'proj:kubeconfig': 'apiVersion: v1' }, ['proj:kubeconfig']);
+        app = AppServing.fromConfig('platform', { modelsDir: MODELS_DIR });
+      });
+      expect(Object.keys(app.models)).toEqual(['sim']);
+      expect(app.plan.stack).toBe('test');
+      expect(isSecretValue(rec.get('platform-provider').inputs.kubeconfig)).toBe(true);
+    });
+
+    it('says when the keys sit under another namespace', async () => {
+      const error = await record(() => AppServing.fromConfig('platform', { modelsDir: MODELS_DIR, config: { 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models } })).catch(
+        (e: unknown) => e,
+      );
+      expect(pulumi.RunError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(
+        'app-serving:models: sits under the namespace "app-serving", but this program reads "proj:*" keys (its project\'s): set it as "proj:models" (pulumi config set proj:models …), or read the config with namespace "app-serving"',
+      );
+      // The namespace can be named.
+      const rec = await record(() => AppServing.fromConfig('platform', { modelsDir: MODELS_DIR, namespace: 'app-serving', config: { 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models } }));
+      expect(rec.children('platform')).toContain('app-serving:llmd:LlmdModel platform-sim');
+    });
+  });
+
   it('requires the secrets the plan needs', async () => {
     await expect(record(() => new AppServing('app', { plan: examplePlan('example') }))).rejects.toMatchObject({ propertyPath: 'harborToken' });
     await expect(record(() => new AppServing('app', { plan: kservePlan('kserve') }))).rejects.toMatchObject({ propertyPath: 'hfToken' });

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { expandHome, type DeploymentPlan } from '@app-serving/core';
+import { Secret as CoreSecret, expandHome, formatIssue, isSecret, isStackError, loadStackConfigFromMap, planDeployment, type DeploymentPlan, type Secret } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
@@ -37,6 +37,38 @@ export interface AppServingArgs {
 }
 
 /**
+ * The program's config, secret values wrapped as core `Secret`s: `allConfig()` hands every value
+ * over as plain text, and a kubeconfig may be a path or a secret content.
+ */
+function programConfig(): Record<string, unknown> {
+  // `isConfigSecret` is exported by the Node SDK's runtime but absent from its typings.
+  const isConfigSecret = (pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean }).isConfigSecret;
+  return Object.fromEntries(
+    Object.entries(pulumi.runtime.allConfig()).map(([key, value]) => [key, isConfigSecret?.(key) ? CoreSecret.plain(value) : value]),
+  );
+}
+
+/** Arguments of {@link AppServing.fromConfig}. */
+export interface AppServingConfigArgs {
+  /** The `models/` directory that holds `<category>/<name>/` folders. */
+  readonly modelsDir: string;
+  /**
+   * The config namespace of the stack's keys (`<namespace>:models`, …).
+   * @default pulumi.getProject() — the keys a stack file writes without a namespace
+   */
+  readonly namespace?: string;
+  /**
+   * The config map to read.
+   * @default pulumi.runtime.allConfig()
+   */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** Where `~/` in the kubeconfig path points. @default os.homedir() */
+  readonly homeDir?: string;
+  /** How long `pulumi up` waits for each model's pull Job. @default "60m" */
+  readonly pullTimeout?: string;
+}
+
+/**
  * A whole stack from a core `DeploymentPlan`: one Kubernetes provider shared by every model, the
  * KServe Envoy Gateway when a model needs it, and one {@link LlmdModel} or {@link KserveModel}
  * per model. Models do not depend on one another: they deploy in parallel.
@@ -52,6 +84,8 @@ export class AppServing extends pulumi.ComponentResource {
    * component builds from the plan's kubeconfig (`<name>-provider`).
    */
   readonly provider: pulumi.ProviderResource;
+  /** The plan the stack was deployed from. */
+  readonly plan: DeploymentPlan;
   /** True when {@link provider} is the caller's: the component built none. */
   readonly callerProvider: boolean;
   readonly kserveGateway: KserveGateway | undefined;
@@ -60,9 +94,47 @@ export class AppServing extends pulumi.ComponentResource {
   /** Outputs per model, by slug: switch on `platform` (and, for llm-d, `category`); see {@link ModelOutputs}. */
   readonly models: Readonly<Record<string, ModelOutputs>>;
 
+  /**
+   * A whole stack from the Pulumi program's own config — what `apps/app-serving` does, in one call,
+   * under any project name: reads `<namespace>:*` keys (default: the project's), plans the models
+   * under `modelsDir`, logs the plan's warnings and passes the stack's secrets on as secrets.
+   * Every problem of the stack is one `pulumi.RunError`, one problem per line, without a stack
+   * trace; keys found under another namespace only are reported with the fix.
+   */
+  static fromConfig(name: string, args: AppServingConfigArgs, opts?: pulumi.ComponentResourceOptions): AppServing {
+    const namespace = args.namespace ?? pulumi.getProject();
+    let config;
+    let plan: DeploymentPlan;
+    try {
+      config = loadStackConfigFromMap(args.config ?? programConfig(), { stackName: pulumi.getStack(), namespace, checkRules: false });
+      plan = planDeployment(config, args.modelsDir);
+    } catch (error) {
+      if (isStackError(error)) throw new pulumi.RunError(error.issues.map((issue) => formatIssue(issue)).join('\n'));
+      throw error;
+    }
+    for (const warning of plan.warnings) void pulumi.log.warn(formatIssue(warning));
+    const secret = (value: Secret | string | undefined) => (isSecret(value) ? pulumi.secret(value.reveal()) : undefined);
+    const harborToken = secret(config.harborToken);
+    const hfToken = secret(config.hfToken);
+    const kubeconfig = secret(config.kubeconfig);
+    return new AppServing(
+      name,
+      {
+        plan,
+        ...(harborToken && { harborToken }),
+        ...(hfToken && { hfToken }),
+        ...(kubeconfig && { kubeconfig }),
+        ...(args.homeDir !== undefined && { homeDir: args.homeDir }),
+        ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
+      },
+      opts,
+    );
+  }
+
   constructor(name: string, args: AppServingArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.AppServing, name, {}, opts);
     const { plan } = args;
+    this.plan = plan;
     if (plan.harbor !== null && args.harborToken === undefined) {
       throw new pulumi.InputPropertyError({ propertyPath: 'harborToken', reason: 'is required: the stack has Harbor credentials (pulumi config set --secret harborToken <robot token>)' });
     }
