@@ -83,8 +83,8 @@ describe('a consumer of the packed packages', () => {
   it('ESM + nodenext: builds an LlmdModel under mocks and type-checks', () => {
     const app = consumer('esm', { type: 'module', main: 'dist/program.js' }, JSON.parse(readFileSync(join(import.meta.dirname, 'consumer/tsconfig.json'), 'utf8')), 'program.ts', 'program.ts');
     const modules = join(app, 'node_modules');
-    // The published packages hold their build (ESM and CommonJS) and nothing of the sources.
-    expect(readdirSync(join(modules, '@app-serving/pulumi-components')).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    // The published packages hold their build (ESM and CommonJS) and the sources its maps point to, no tests.
+    expect(readdirSync(join(modules, '@app-serving/pulumi-components')).sort()).toEqual(['LICENSE', 'README.md', 'dist', 'package.json', 'src']);
     expect(readdirSync(join(modules, '@app-serving/pulumi-components/dist')).filter((f) => /\.test\.|\.tsbuildinfo$/.test(f))).toEqual([]);
 
     run(bin('tsc'), ['-p', 'tsconfig.json'], app);
