@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +51,7 @@ function pack(): string {
  * node_modules, peer and third-party dependencies linked from the workspace (as `npm i` would
  * install them), `package.json` and `tsconfig.json` as given, `program` copied as `file`.
  */
-function consumer(name: string, pkg: Record<string, unknown>, tsconfig: Record<string, unknown>, program: string, file: string): string {
+function consumer(name: string, pkg: Record<string, unknown>, tsconfig: Record<string, unknown>, program: string, file: string, extraDeps: readonly string[] = []): string {
   const packs = pack();
   const app = join(dir, name);
   const modules = join(app, 'node_modules');
@@ -60,7 +60,7 @@ function consumer(name: string, pkg: Record<string, unknown>, tsconfig: Record<s
     mkdirSync(target, { recursive: true });
     run('tar', ['-xzf', join(packs, tarball(p)), '-C', target, '--strip-components=1'], dir);
   }
-  for (const dep of ['@pulumi/pulumi', '@pulumi/kubernetes', 'zod', 'yaml', '@types/node']) {
+  for (const dep of ['@pulumi/pulumi', '@pulumi/kubernetes', 'zod', 'yaml', '@types/node', ...extraDeps]) {
     mkdirSync(join(modules, dep, '..'), { recursive: true });
     symlinkSync(join(NODE_MODULES, dep), join(modules, dep));
   }
@@ -160,5 +160,18 @@ describe('a consumer of the packed packages', () => {
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, skipLibCheck: true } }));
     run(bin('tsc'), ['-p', 'tsconfig.json'], app);
     expect(JSON.parse(run(process.execPath, ['bin/index.js', MODELS_DIR], app))).toEqual({ module: 'commonjs', ...expected });
+  }, 300_000);
+
+  it('ts-jest: a unit test of the consumer program runs as CommonJS', () => {
+    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node', strict: true, esModuleInterop: true, skipLibCheck: true, types: ['node', 'jest'] } };
+    const app = consumer('ts-jest', { jest: { preset: 'ts-jest', testEnvironment: 'node', testMatch: ['**/program.test.ts'] } }, tsconfig, 'program.jest.ts', 'program.test.ts', ['ts-jest', '@types/jest']);
+    const result = spawnSync(process.execPath, [join(NODE_MODULES, 'jest/bin/jest.js'), '--ci', '--colors=false'], {
+      cwd: app,
+      encoding: 'utf8',
+      env: { ...process.env, MODELS_DIR, NO_COLOR: '1' },
+    });
+    const output = `${result.stdout}${result.stderr}`;
+    expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(result.status).toBe(0);
   }, 300_000);
 });
