@@ -10,7 +10,7 @@ import { displayPath } from './paths.ts';
 import { didYouMean } from './suggest.ts';
 import { invalidImageReferences } from './oci-reference.ts';
 import { MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
-import { parseYaml, type YamlSource } from './yaml-source.ts';
+import { parseYaml, sourceWithoutLines, type YamlSource } from './yaml-source.ts';
 
 /** The values-folder prefixes of a model folder: `<prefix>-<slug>/values.yaml`. */
 export const VALUES_FOLDERS = {
@@ -46,6 +46,31 @@ export interface DiscoveredModel {
 }
 
 /**
+ * A model's values handed over inline (by a Pulumi program) instead of read from its folder.
+ * Planned with the same merge and checks; messages name `<label>.<chart>` (the caller's terms).
+ */
+export interface InlineValues {
+  /** The model slug (what the values folders' `<prefix>-<slug>` would say). */
+  readonly slug: string;
+  /** llm-d: the GAIE chart's values (required). */
+  readonly gaie?: Readonly<Record<string, unknown>>;
+  /** llm-d: the llm-d-modelservice chart's values (required). */
+  readonly modelService?: Readonly<Record<string, unknown>>;
+  /** llm-d: the llm-d-infra chart's values (optional). */
+  readonly infra?: Readonly<Record<string, unknown>>;
+  /** KServe: the LLMInferenceService spec overlay (required). */
+  readonly kserve?: Readonly<Record<string, unknown>>;
+  /**
+   * What messages call these values, e.g. `values` (then `values.gaie`, `values.modelService`).
+   * @default "values"
+   */
+  readonly label?: string;
+}
+
+/** Inline values by model, keyed `<category>/<name>` (see {@link InlineValues}). */
+export type InlineModels = ReadonlyMap<string, InlineValues>;
+
+/**
  * Finds the folder of every enabled model under `modelsDir/<category>/<name>/` and reads its
  * values files (DESIGN §3). An llm-d model needs exactly one `gaie-<slug>/values.yaml` and one
  * `ms-<slug>/values.yaml` with the same slug (and may have one `infra-<slug>/values.yaml`);
@@ -60,12 +85,13 @@ export function discoverModels(config: StackConfig, modelsDir: string): Discover
 }
 
 /** Like {@link discoverModels}, adding problems to `list` instead of throwing. */
-export function collectModels(config: StackConfig, modelsDir: string, list: IssueList): DiscoveredModel[] {
+export function collectModels(config: StackConfig, modelsDir: string, list: IssueList, inline?: InlineModels): DiscoveredModel[] {
   const found: DiscoveredModel[] = [];
   for (const category of CATEGORIES) {
     config.models[category].forEach((entry, index) => {
       if (!entry.enabled) return;
-      const model = discoverOne(config, modelsDir, category, index, entry, list);
+      const given = inline?.get(`${category}/${entry.name}`);
+      const model = given ? inlineOne(config, category, index, entry, given, list) : discoverOne(config, modelsDir, category, index, entry, list);
       if (model) found.push(model);
     });
   }
@@ -161,6 +187,36 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
   }
   if (list.size > before) return undefined;
   return { category, index, entry, platform, slug, folder: shown, values };
+}
+
+function inlineOne(config: StackConfig, category: Category, index: number, entry: ModelEntry, given: InlineValues, list: IssueList): DiscoveredModel | undefined {
+  const platform = modelPlatform(config, entry);
+  const label = given.label ?? 'values';
+  const wanted: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService', 'infra'];
+  const required: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService'];
+  const before = list.size;
+  const problem = slugProblem(given.slug);
+  if (problem) list.add({ code: 'slug.invalid', path: `${label}.slug`, message: problem });
+  const values: Partial<Record<ValuesFolder, ValuesFile>> = {};
+  for (const kind of wanted) {
+    const value = given[kind];
+    const shown = `${label}.${kind}`;
+    if (value === undefined) {
+      if (required.includes(kind)) list.add({ code: 'model.values-missing', path: shown, message: `is required for the ${platform} platform (the chart values a model folder keeps in ${VALUES_FOLDERS[kind]}-<slug>/values.yaml)` });
+    } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      list.add({ code: 'yaml.not-a-map', path: shown, message: 'must be a mapping of chart values' });
+    } else {
+      const copy = structuredClone(value) as Record<string, unknown>;
+      values[kind] = { file: shown, values: copy, source: sourceWithoutLines(shown, copy) };
+    }
+  }
+  for (const kind of ['gaie', 'modelService', 'infra', 'kserve'] as const) {
+    if (!wanted.includes(kind) && given[kind] !== undefined) {
+      list.add({ code: 'config.invalid', path: `${label}.${kind}`, message: `is not used by the ${platform} platform (it takes ${wanted.map((k) => `${label}.${k}`).join(', ')})` });
+    }
+  }
+  if (list.size > before) return undefined;
+  return { category, index, entry, platform, slug: given.slug, folder: label, values };
 }
 
 /** Reads one values file: YAML syntax errors (with lines) and a non-mapping root are issues. */

@@ -55,7 +55,7 @@ export { stackFileJsonSchema } from './config/json-schema.ts';
 
 // Discovery
 export { discoverModels, collectModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
-export type { DiscoveredModel, ValuesFile, ValuesFolder } from './discovery.ts';
+export type { DiscoveredModel, ValuesFile, ValuesFolder, InlineValues, InlineModels } from './discovery.ts';
 
 // Names
 export { SLUG_PATTERN, slugProblem, llmdNames, kserveNames, storageNames, serviceHost, checkLlmdNames } from './names.ts';
@@ -95,7 +95,7 @@ export type { ChartRefProblem } from './charts.ts';
 
 // The plan
 export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
-export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
+export type { DeploymentPlan, ModelPlan, LlmdModelPlan, PlanOptions } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec } from './kserve/plan.ts';
 export {
   KSERVE_SUPPORTED_VERSIONS,

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs } from './charts.ts';
-import { collectModels, type DiscoveredModel } from './discovery.ts';
+import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
 import { durationSeconds } from './config/schema.ts';
 import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, type Issue } from './errors.ts';
@@ -110,19 +110,25 @@ export interface LlmdModelPlan {
   readonly images: readonly ImageSource[];
 }
 
+/** Options of {@link planDeployment}. */
+export interface PlanOptions {
+  /** Models whose values are given inline instead of read from `modelsDir` (keyed `<category>/<name>`). */
+  readonly inline?: InlineModels;
+}
+
 /**
  * Plans a stack: checks the rules across keys (unless the loader did), discovers every enabled
  * model under `modelsDir`, derives and checks every name,
  * merges every values file with the programmatic values, and lists the storage, charts, patches
  * and images. Collects every problem of the stack and throws one StackError listing them all.
  */
-export function planDeployment(config: StackConfig, modelsDir: string): DeploymentPlan {
+export function planDeployment(config: StackConfig, modelsDir: string, options: PlanOptions = {}): DeploymentPlan {
   const list = new IssueList();
   // Rules across keys and the model folders are checked together, so that one run reports both
   // (a config loaded with `checkRules: false` has not been through the rules yet).
   if (!config.rulesChecked) list.addAll(checkStackRules(config));
   list.addAll(config.deferredIssues ?? []);
-  const discovered = collectModels(config, modelsDir, list);
+  const discovered = collectModels(config, modelsDir, list, options.inline);
   // The values files of every model found are checked even when other keys have problems (a
   // missing credential, another model's folder), unless the problem is one the values depend on:
   // the model's own entry, the chart overrides, the GPU toleration or the KServe settings.

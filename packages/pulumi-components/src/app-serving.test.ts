@@ -1,8 +1,10 @@
 import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
 import { Secret, loadStackConfigFromMap, planDeployment } from '@app-serving/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { MODELS_DIR, dependencyDepth, examplePlan, kservePlan, record, valueOf, type Recording } from '../test/harness.ts';
 import { AppServing } from './app-serving.ts';
+import type { LlmdGenerativeOutputs, ModelOutputs } from './model-outputs.ts';
 import { isSecretValue } from './mock-runtime.ts';
 
 /** Every model's resources (the model component and everything below it). */
@@ -50,8 +52,16 @@ describe('AppServing', () => {
     expect(rec.resources).toHaveLength(2 + 24);
     const sim = app.models.sim!;
     expect(sim.name).toBe('Sim');
+    if (sim.platform !== 'llm-d' || sim.category !== 'generative') throw new Error(`Sim is ${sim.platform}/${sim.category}`);
     expect(await valueOf(sim.gatewayUrl)).toBe('http://infra-sim-inference-gateway-istio.llm-d-sim.svc.cluster.local:80');
-    expect(await valueOf(app.models['sim-embed']!.embeddingsUrl)).toBe(plan.models[1]!.platform === 'llm-d' ? plan.models[1]!.embeddingService!.url : '');
+    expect(await valueOf(sim.gatewayService)).toBe('infra-sim-inference-gateway-istio');
+    expect(await valueOf(sim.routeName)).toBe('llm-d-sim');
+    expect(await valueOf(sim.inferencePoolName)).toBe('gaie-sim');
+    expect(await valueOf(sim.servedModelName)).toBe(plan.models[0]!.platform === 'llm-d' ? plan.models[0]!.modelServer.servedModelName : '');
+    const embed = app.models['sim-embed']!;
+    if (embed.platform !== 'llm-d' || embed.category !== 'embedder') throw new Error(`sim-embed is ${embed.platform}/${embed.category}`);
+    expect(await valueOf(embed.embeddingsUrl)).toBe('http://ms-sim-embed-embeddings.llm-d-sim-embed.svc.cluster.local:8200');
+    expect(await valueOf(embed.embeddingsService)).toBe('ms-sim-embed-embeddings');
   });
 
   it('example (on-prem) stack: kubeconfig path, Harbor pull secrets, storage', async () => {
@@ -93,9 +103,17 @@ describe('AppServing', () => {
     const onGateway = rec.resources.filter((r) => r.dependencies.some((d) => gateway.has(d))).map((r) => r.name).filter((n) => !n.startsWith('app-kserve-gateway'));
     expect(onGateway).toEqual(['app-tiny-service']);
     expect(assertIndependent(rec, 'app', ['tiny', 'sim'])).toEqual({ tiny: 10, sim: 12 });
-    expect(await valueOf(app.models.tiny!.pathPrefix)).toBe('/llm-d-tiny/tiny');
-    expect(await valueOf(app.models.tiny!.gatewayUrl)).toBeUndefined();
-    expect(await valueOf(app.models.sim!.pathPrefix)).toBeUndefined();
+    const tiny = app.models.tiny!;
+    if (tiny.platform !== 'kserve') throw new Error(`tiny is ${tiny.platform}`);
+    expect(await valueOf(tiny.pathPrefix)).toBe('/llm-d-tiny/tiny');
+    expect(await valueOf(tiny.gatewayName)).toBe('kserve-ingress-gateway');
+    expect(await valueOf(tiny.gatewayNamespace)).toBe('kserve');
+    const tinyPlan = plan.models.find((m) => m.slug === 'tiny')!;
+    if (tinyPlan.platform !== 'kserve') throw new Error('tiny plan');
+    expect(await valueOf(tiny.routeName)).toBe(tinyPlan.route);
+    expect(await valueOf(tiny.inferencePoolName)).toBe(tinyPlan.inferencePool);
+    expect(await valueOf(tiny.servedModelName)).toBe(tinyPlan.servedModelName);
+    expect(app.models.sim!.platform).toBe('llm-d');
   });
 
   it('kserve stack with the cluster’s own Gateway: none created', async () => {
@@ -113,6 +131,104 @@ describe('AppServing', () => {
     const rec = await record(() => new AppServing('app', { plan, kubeconfig: 'apiVersion: v1\nkind: Config' }));
     expect(isSecretValue(rec.get('app-provider').inputs.kubeconfig)).toBe(true);
     await expect(record(() => new AppServing('app', { plan }))).rejects.toMatchObject({ propertyPath: 'kubeconfig' });
+  });
+
+  describe("the caller's Kubernetes provider wins", () => {
+    /** Every Kubernetes object and chart of the recording goes through `ref`; no provider was built. */
+    function assertAllThrough(rec: Recording, ref: string) {
+      const kube = rec.resources.filter((x) => x.type.startsWith('kubernetes:'));
+      expect(kube.length).toBeGreaterThan(10);
+      for (const r of kube) {
+        if (r.custom) expect(r.provider, r.name).toBe(ref);
+        else expect(r.providers, r.name).toEqual({ kubernetes: ref });
+      }
+      expect(rec.resources.filter((r) => r.type === 'pulumi:providers:kubernetes').map((r) => r.name)).toEqual(['mine']);
+    }
+    const cases: [string, (p: k8s.Provider) => pulumi.ComponentResourceOptions][] = [
+      ['provider', (p) => ({ provider: p })],
+      ['providers (array)', (p) => ({ providers: [p] })],
+      ['providers (map)', (p) => ({ providers: { kubernetes: p } })],
+    ];
+    for (const [how, options] of cases) {
+      it(`given as ${how}`, async () => {
+        // On-prem: the plan names a kubeconfig path and Harbor; KServe + llm-d models, the Envoy Gateway.
+        let app!: AppServing;
+        let mine!: k8s.Provider;
+        const rec = await record(() => {
+          mine = new k8s.Provider('mine', { kubeconfig: 'from-the-caller' });
+          app = new AppServing('app', { plan: kservePlan('kserve'), hfToken: 'hf' }, options(mine));
+        });
+        expect(app.provider).toBe(mine);
+        expect(app.callerProvider).toBe(true);
+        assertAllThrough(rec, `${rec.get('mine').urn}::mine-id`);
+        expect(rec.children('app')).not.toContain('pulumi:providers:kubernetes app-provider');
+      });
+    }
+
+    it('inherited from a parent component, and the secret kubeconfig is then not needed', async () => {
+      const config = loadStackConfigFromMap(
+        { 'app-serving:cloudProvider': 'cloud', 'app-serving:kubeconfig': Secret.plain('apiVersion: v1'), 'app-serving:models': JSON.stringify({ generative: [{ name: 'Sim' }], embedder: [{ name: 'SimEmbeddings' }] }) },
+        { stackName: 'dev' },
+      );
+      const plan = planDeployment(config, MODELS_DIR);
+      const rec = await record(() => {
+        const mine = new k8s.Provider('mine', {});
+        const platform = new pulumi.ComponentResource('team:index:Platform', 'platform', {}, { providers: [mine] });
+        new AppServing('app', { plan }, { parent: platform });
+      });
+      assertAllThrough(rec, `${rec.get('mine').urn}::mine-id`);
+    });
+  });
+
+  it('model outputs are discriminated by platform and category, and wait for the model to be ready to serve', async () => {
+    const plan = examplePlan('kind');
+    let app!: AppServing;
+    const rec = await record(() => {
+      app = new AppServing('app', { plan });
+      const sim = app.models.sim as LlmdGenerativeOutputs;
+      // A consumer's resource that uses the URL waits for the model to be ready to serve.
+      new k8s.core.v1.ConfigMap('client', { data: { url: sim.gatewayUrl, model: sim.servedModelName } });
+    });
+    expect(rec.revealed('client').data).toEqual({ url: 'http://infra-sim-inference-gateway-istio.llm-d-sim.svc.cluster.local:80', model: 'random' });
+    expect(rec.dependencies('client')).toEqual(['app-sim-infra-chart', 'app-sim-model-service-chart', 'app-sim-pool-chart', 'app-sim-route-httproute']);
+    const m = app.models.sim!;
+    // Types: no Output<string | undefined> for an llm-d gateway URL, a route or an embeddings URL.
+    expectTypeOf(m).toEqualTypeOf<ModelOutputs>();
+    if (m.platform === 'llm-d') {
+      expectTypeOf(m.gatewayUrl).toEqualTypeOf<pulumi.Output<string>>();
+      if (m.category === 'generative') expectTypeOf(m.routeName).toEqualTypeOf<pulumi.Output<string>>();
+      else expectTypeOf(m.embeddingsUrl).toEqualTypeOf<pulumi.Output<string>>();
+    } else {
+      expectTypeOf(m.pathPrefix).toEqualTypeOf<pulumi.Output<string>>();
+      expectTypeOf(m).not.toHaveProperty('gatewayUrl');
+    }
+  });
+
+  describe('fromConfig: a whole stack from the program’s config, under any project name', () => {
+    const models = JSON.stringify({ generative: [{ name: 'Sim' }] });
+    it("reads the project's own keys (<project>:models) and passes secrets on as secrets", async () => {
+      let app!: AppServing;
+      const rec = await record(() => {
+        pulumi.runtime.setAllConfig({ 'proj:cloudProvider': 'cloud', 'proj:models': models, 'proj:kubeconfig': 'apiVersion: v1' }, ['proj:kubeconfig']);
+        app = AppServing.fromConfig('platform', { modelsDir: MODELS_DIR });
+      });
+      expect(Object.keys(app.models)).toEqual(['sim']);
+      expect(app.plan.stack).toBe('test');
+      expect(isSecretValue(rec.get('platform-provider').inputs.kubeconfig)).toBe(true);
+    });
+
+    it('says when the keys sit under another namespace', async () => {
+      const error = await record(() => AppServing.fromConfig('platform', { modelsDir: MODELS_DIR, config: { 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models } })).catch(
+        (e: unknown) => e,
+      );
+      expect(pulumi.RunError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(
+        'app-serving:models: sits under the namespace "app-serving", but this program reads "proj:*" keys (its project\'s): set it as "proj:models" (pulumi config set proj:models …), or read the config with namespace "app-serving"',
+      );
+      // The namespace can be named.
+      const rec = await record(() => AppServing.fromConfig('platform', { modelsDir: MODELS_DIR, namespace: 'app-serving', config: { 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models } }));
+      expect(rec.children('platform')).toContain('app-serving:llmd:LlmdModel platform-sim');
+    });
   });
 
   it('requires the secrets the plan needs', async () => {

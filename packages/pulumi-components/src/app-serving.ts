@@ -1,11 +1,12 @@
 import { homedir } from 'node:os';
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { expandHome, type DeploymentPlan, type Platform } from '@app-serving/core';
+import { Secret as CoreSecret, expandHome, formatIssue, isSecret, isStackError, loadStackConfigFromMap, planDeployment, type DeploymentPlan, type Secret } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
 import { LlmdModel } from './llmd-model.ts';
+import type { ModelOutputs } from './model-outputs.ts';
 import { childOptions } from './options.ts';
 
 /** Arguments of {@link AppServing}. */
@@ -19,7 +20,8 @@ export interface AppServingArgs {
   /**
    * The kubeconfig's content (stack secret `kubeconfig`), when the plan says the kubeconfig is a
    * secret. A kubeconfig path in the plan is read by the provider; no kubeconfig at all means the
-   * ambient one (`KUBECONFIG`, `~/.kube/config`).
+   * ambient one (`KUBECONFIG`, `~/.kube/config`). Not needed (and ignored) when the caller gives
+   * its own Kubernetes provider.
    */
   readonly kubeconfig?: pulumi.Input<string>;
   /**
@@ -34,20 +36,36 @@ export interface AppServingArgs {
   readonly pullTimeout?: string;
 }
 
-/** What a stack exports per model. */
-export interface ModelOutputs {
-  readonly name: string;
-  readonly platform: Platform;
-  readonly namespace: pulumi.Output<string>;
-  /** llm-d: the gateway Service FQDN; kserve: undefined (KServe reports its URL in the LLMInferenceService status). */
-  readonly gatewayHost: pulumi.Output<string | undefined>;
-  /** llm-d: `http://<gatewayHost>:80`; kserve: undefined. */
-  readonly gatewayUrl: pulumi.Output<string | undefined>;
-  /** llm-d embedders: the embeddings Service URL; else undefined. */
-  readonly embeddingsUrl: pulumi.Output<string | undefined>;
-  /** kserve: the path prefix KServe routes (`/<namespace>/<name>`); llm-d: undefined. */
-  readonly pathPrefix: pulumi.Output<string | undefined>;
-  readonly pvcName: pulumi.Output<string | undefined>;
+/**
+ * The program's config, secret values wrapped as core `Secret`s: `allConfig()` hands every value
+ * over as plain text, and a kubeconfig may be a path or a secret content.
+ */
+function programConfig(): Record<string, unknown> {
+  // `isConfigSecret` is exported by the Node SDK's runtime but absent from its typings.
+  const isConfigSecret = (pulumi.runtime as unknown as { isConfigSecret?: (key: string) => boolean }).isConfigSecret;
+  return Object.fromEntries(
+    Object.entries(pulumi.runtime.allConfig()).map(([key, value]) => [key, isConfigSecret?.(key) ? CoreSecret.plain(value) : value]),
+  );
+}
+
+/** Arguments of {@link AppServing.fromConfig}. */
+export interface AppServingConfigArgs {
+  /** The `models/` directory that holds `<category>/<name>/` folders. */
+  readonly modelsDir: string;
+  /**
+   * The config namespace of the stack's keys (`<namespace>:models`, …).
+   * @default pulumi.getProject() — the keys a stack file writes without a namespace
+   */
+  readonly namespace?: string;
+  /**
+   * The config map to read.
+   * @default pulumi.runtime.allConfig()
+   */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** Where `~/` in the kubeconfig path points. @default os.homedir() */
+  readonly homeDir?: string;
+  /** How long `pulumi up` waits for each model's pull Job. @default "60m" */
+  readonly pullTimeout?: string;
 }
 
 /**
@@ -55,37 +73,100 @@ export interface ModelOutputs {
  * KServe Envoy Gateway when a model needs it, and one {@link LlmdModel} or {@link KserveModel}
  * per model. Models do not depend on one another: they deploy in parallel.
  *
- * Children: `<name>-provider` (`pulumi:providers:kubernetes`), `<name>-kserve-gateway`
+ * Children: `<name>-provider` (`pulumi:providers:kubernetes`, only when the caller gives no
+ * Kubernetes provider), `<name>-kserve-gateway`
  * ({@link KserveGateway}, optional) and `<name>-<slug>` per model.
  */
 export class AppServing extends pulumi.ComponentResource {
-  readonly provider: k8s.Provider;
+  /**
+   * The Kubernetes provider every child deploys with: the caller's (`opts.provider`,
+   * `opts.providers` as an array or a map, or inherited from `opts.parent`), else the one this
+   * component builds from the plan's kubeconfig (`<name>-provider`).
+   */
+  readonly provider: pulumi.ProviderResource;
+  /** The plan the stack was deployed from. */
+  readonly plan: DeploymentPlan;
+  /** True when {@link provider} is the caller's: the component built none. */
+  readonly callerProvider: boolean;
   readonly kserveGateway: KserveGateway | undefined;
   /** The model components by slug. */
   readonly components: Readonly<Record<string, LlmdModel | KserveModel>>;
-  /** Outputs per model, by slug. */
+  /** Outputs per model, by slug: switch on `platform` (and, for llm-d, `category`); see {@link ModelOutputs}. */
   readonly models: Readonly<Record<string, ModelOutputs>>;
+
+  /**
+   * A whole stack from the Pulumi program's own config — what `apps/app-serving` does, in one call,
+   * under any project name: reads `<namespace>:*` keys (default: the project's), plans the models
+   * under `modelsDir`, logs the plan's warnings and passes the stack's secrets on as secrets.
+   * Every problem of the stack is one `pulumi.RunError`, one problem per line, without a stack
+   * trace; keys found under another namespace only are reported with the fix.
+   */
+  static fromConfig(name: string, args: AppServingConfigArgs, opts?: pulumi.ComponentResourceOptions): AppServing {
+    const namespace = args.namespace ?? pulumi.getProject();
+    let config;
+    let plan: DeploymentPlan;
+    try {
+      config = loadStackConfigFromMap(args.config ?? programConfig(), { stackName: pulumi.getStack(), namespace, checkRules: false });
+      plan = planDeployment(config, args.modelsDir);
+    } catch (error) {
+      if (isStackError(error)) throw new pulumi.RunError(error.issues.map((issue) => formatIssue(issue)).join('\n'));
+      throw error;
+    }
+    for (const warning of plan.warnings) void pulumi.log.warn(formatIssue(warning));
+    const secret = (value: Secret | string | undefined) => (isSecret(value) ? pulumi.secret(value.reveal()) : undefined);
+    const harborToken = secret(config.harborToken);
+    const hfToken = secret(config.hfToken);
+    const kubeconfig = secret(config.kubeconfig);
+    return new AppServing(
+      name,
+      {
+        plan,
+        ...(harborToken && { harborToken }),
+        ...(hfToken && { hfToken }),
+        ...(kubeconfig && { kubeconfig }),
+        ...(args.homeDir !== undefined && { homeDir: args.homeDir }),
+        ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
+      },
+      opts,
+    );
+  }
 
   constructor(name: string, args: AppServingArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.AppServing, name, {}, opts);
     const { plan } = args;
+    this.plan = plan;
     if (plan.harbor !== null && args.harborToken === undefined) {
       throw new pulumi.InputPropertyError({ propertyPath: 'harborToken', reason: 'is required: the stack has Harbor credentials (pulumi config set --secret harborToken <robot token>)' });
     }
     if (plan.models.some((m) => m.platform === 'kserve' && m.hfTokenSecret !== null) && args.hfToken === undefined) {
       throw new pulumi.InputPropertyError({ propertyPath: 'hfToken', reason: 'is required: the stack has a Hugging Face token (pulumi config set --secret hfToken <token>)' });
     }
-    if (plan.kubeconfig !== null && 'secret' in plan.kubeconfig && args.kubeconfig === undefined) {
-      throw new pulumi.InputPropertyError({ propertyPath: 'kubeconfig', reason: "is required: the stack's kubeconfig is a secret; pass its content" });
-    }
+    // The caller's Kubernetes provider (opts.provider, opts.providers, or the parent's) wins.
+    const given = this.getProvider('kubernetes::');
     const inherited = opts?.dependsOn;
+    if (given !== undefined) {
+      this.provider = given;
+      this.callerProvider = true;
+      if (plan.kubeconfig !== null) {
+        pulumi.log.info(`the stack's kubeconfig is not used: ${name} deploys with the Kubernetes provider it was given`, this);
+      }
+    } else {
+      if (plan.kubeconfig !== null && 'secret' in plan.kubeconfig && args.kubeconfig === undefined) {
+        throw new pulumi.InputPropertyError({
+          propertyPath: 'kubeconfig',
+          reason: "is required: the stack's kubeconfig is a secret; pass its content (or give the component your own Kubernetes provider)",
+        });
+      }
+      const kubeconfig =
+        plan.kubeconfig === null ? undefined : 'path' in plan.kubeconfig ? expandHome(plan.kubeconfig.path, args.homeDir ?? homedir()) : pulumi.secret(args.kubeconfig!);
+      this.provider = new k8s.Provider(childName(name, 'provider'), kubeconfig === undefined ? {} : { kubeconfig }, childOptions(this, inherited));
+      this.callerProvider = false;
+    }
 
-    const kubeconfig =
-      plan.kubeconfig === null ? undefined : 'path' in plan.kubeconfig ? expandHome(plan.kubeconfig.path, args.homeDir ?? homedir()) : pulumi.secret(args.kubeconfig!);
-    this.provider = new k8s.Provider(childName(name, 'provider'), kubeconfig === undefined ? {} : { kubeconfig }, childOptions(this, inherited));
-
-    // Every model component reaches the provider through its parent's providers map.
-    const modelOptions = () => childOptions<pulumi.ComponentResourceOptions>(this, inherited, [], { providers: [this.provider] });
+    // Every model component reaches the provider through its parent's providers map: the caller's
+    // provider is already there; a built one is added for the children.
+    const modelOptions = () =>
+      childOptions<pulumi.ComponentResourceOptions>(this, inherited, [], this.callerProvider ? {} : { providers: [this.provider] });
 
     const gateway = plan.kserve?.gateway;
     this.kserveGateway =
@@ -101,37 +182,18 @@ export class AppServing extends pulumi.ComponentResource {
     const timeout = args.pullTimeout !== undefined ? { pullTimeout: args.pullTimeout } : {};
     const components: Record<string, LlmdModel | KserveModel> = {};
     const models: Record<string, ModelOutputs> = {};
-    const none = pulumi.output(undefined);
     for (const model of plan.models) {
       const child = childName(name, model.slug);
       if (model.platform === 'llm-d') {
         const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
         components[model.slug] = c;
-        models[model.slug] = {
-          name: model.name,
-          platform: model.platform,
-          namespace: c.namespace,
-          gatewayHost: c.gatewayHost,
-          gatewayUrl: c.gatewayUrl,
-          embeddingsUrl: c.embeddingsUrl,
-          pathPrefix: none,
-          pvcName: c.pvcName,
-        };
+        models[model.slug] = c.outputs;
       } else {
         const hf = model.hfTokenSecret !== null ? { hfToken: args.hfToken } : {};
         const gw = this.kserveGateway ? { gateway: this.kserveGateway } : {};
         const c = new KserveModel(child, { plan: model, ...harbor, ...hf, ...gw, ...timeout }, modelOptions());
         components[model.slug] = c;
-        models[model.slug] = {
-          name: model.name,
-          platform: model.platform,
-          namespace: c.namespace,
-          gatewayHost: none,
-          gatewayUrl: none,
-          embeddingsUrl: none,
-          pathPrefix: c.pathPrefix,
-          pvcName: c.pvcName,
-        };
+        models[model.slug] = c.outputs;
       }
     }
     this.components = components;

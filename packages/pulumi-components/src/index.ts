@@ -8,7 +8,8 @@
 
 // Whole stack and whole models
 export { AppServing } from './app-serving.ts';
-export type { AppServingArgs, ModelOutputs } from './app-serving.ts';
+export type { AppServingArgs, AppServingConfigArgs } from './app-serving.ts';
+export type { ModelOutputs, LlmdModelOutputs, LlmdGenerativeOutputs, LlmdEmbedderOutputs, KserveModelOutputs } from './model-outputs.ts';
 export { LlmdModel } from './llmd-model.ts';
 export type { LlmdModelArgs } from './llmd-model.ts';
 export { KserveModel } from './kserve-model.ts';

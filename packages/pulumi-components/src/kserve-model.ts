@@ -11,9 +11,10 @@ import {
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
 import { ModelNamespace } from './model-namespace.ts';
-import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelStorage } from './model-storage.ts';
-import { afterResource, childOptions } from './options.ts';
+import type { KserveModelOutputs } from './model-outputs.ts';
+import { childOptions, whenReady } from './options.ts';
 
 /** Arguments of {@link KserveModel}: a plan entry (or a model folder to plan here), the credentials, and the Gateway. */
 export interface KserveModelArgs extends ModelPlanSource<KserveModelPlan> {
@@ -35,6 +36,8 @@ export interface KserveModelArgs extends ModelPlanSource<KserveModelPlan> {
  */
 export class KserveModel extends pulumi.ComponentResource {
   readonly plan: KserveModelPlan;
+  /** The model's outputs; they resolve once the LLMInferenceService is created (see {@link KserveModelOutputs}). */
+  readonly outputs: KserveModelOutputs;
   readonly namespace: pulumi.Output<string>;
   /** The LLMInferenceService's name, once it exists. */
   readonly serviceName: pulumi.Output<string>;
@@ -63,12 +66,14 @@ export class KserveModel extends pulumi.ComponentResource {
       throw new pulumi.InputPropertyError({ propertyPath: 'harborToken', reason: `is required: the plan of ${plan.name} pulls with the Secret ${plan.pullSecret}` });
     }
     const inherited = opts?.dependsOn;
+    claimModelNamespace(this, name, plan, args.createNamespace);
 
     this.modelNamespace = new ModelNamespace(
       childName(name, 'namespace'),
       {
         name: plan.namespace,
         slug: plan.slug,
+        ...(args.createNamespace === false && { create: false }),
         ...(plan.pullSecret !== null && { harborHostname: args.harborHostname, harborUser: args.harborUser, harborToken: args.harborToken, pullSecretName: plan.pullSecret }),
       },
       childOptions(this, inherited),
@@ -124,10 +129,26 @@ export class KserveModel extends pulumi.ComponentResource {
       childOptions(this, inherited, [ns, this.serviceAccount, this.config, this.storage, args.gateway]),
     );
 
+    const when = <T>(value: T) => whenReady([this.service], value);
     this.namespace = namespace;
     this.serviceName = this.service.metadata.name;
-    this.pathPrefix = afterResource(this.service, plan.pathPrefix);
+    this.pathPrefix = when(plan.pathPrefix);
     this.pvcName = this.storage ? this.storage.pvcName : pulumi.output(undefined);
-    this.registerOutputs({ namespace: this.namespace, serviceName: this.serviceName, pathPrefix: this.pathPrefix, pvcName: this.pvcName });
+    this.outputs = {
+      platform: 'kserve',
+      name: plan.name,
+      slug: plan.slug,
+      category: plan.category,
+      namespace: this.namespace,
+      servedModelName: when(plan.servedModelName),
+      inferencePoolName: when(plan.inferencePool),
+      pvcName: this.pvcName,
+      serviceName: this.serviceName,
+      routeName: when(plan.route),
+      gatewayName: when(plan.gateway.name),
+      gatewayNamespace: when(plan.gateway.namespace),
+      pathPrefix: this.pathPrefix,
+    };
+    this.registerOutputs({ ...this.outputs });
   }
 }

@@ -6,10 +6,11 @@ import { InferencePool } from './inference-pool.ts';
 import { InferenceRoute } from './inference-route.ts';
 import { LlmdInfra } from './llmd-infra.ts';
 import { ModelNamespace } from './model-namespace.ts';
-import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelService } from './model-service.ts';
 import { ModelStorage } from './model-storage.ts';
-import { afterResource, childOptions } from './options.ts';
+import type { LlmdModelOutputs } from './model-outputs.ts';
+import { childOptions, whenReady } from './options.ts';
 
 /** Arguments of {@link LlmdModel}: a plan entry (or a model folder to plan here) and the Harbor credentials. */
 export type LlmdModelArgs = Omit<ModelPlanSource<LlmdModelPlan>, 'hfToken'>;
@@ -30,13 +31,26 @@ export type LlmdModelArgs = Omit<ModelPlanSource<LlmdModelPlan>, 'hfToken'>;
 export class LlmdModel extends pulumi.ComponentResource {
   /** The plan the model was deployed from. */
   readonly plan: LlmdModelPlan;
+  /**
+   * The model's outputs, discriminated by `category` (generative: `routeName`; embedder:
+   * `embeddingsUrl`). They resolve once the model is ready to serve; see {@link LlmdModelOutputs}.
+   */
+  readonly outputs: LlmdModelOutputs;
   /** The namespace, once it exists. */
   readonly namespace: pulumi.Output<string>;
-  /** In-cluster FQDN of the model's Istio gateway Service, once the infra chart is deployed. */
+  /** The name clients send as `model`. */
+  readonly servedModelName: pulumi.Output<string>;
+  /** The Service Istio generates for the model's Gateway. */
+  readonly gatewayService: pulumi.Output<string>;
+  /** In-cluster FQDN of the model's Istio gateway Service, once the model is ready to serve. */
   readonly gatewayHost: pulumi.Output<string>;
-  /** `http://<gatewayHost>:80`, once the infra chart is deployed. */
+  /** `http://<gatewayHost>:80`, once the model is ready to serve. */
   readonly gatewayUrl: pulumi.Output<string>;
-  /** The embeddings Service URL (embedders), else undefined. */
+  /** The InferencePool (GAIE chart). */
+  readonly inferencePoolName: pulumi.Output<string>;
+  /** The HTTPRoute (generative), else undefined; `outputs` types it per category. */
+  readonly routeName: pulumi.Output<string | undefined>;
+  /** The embeddings Service URL (embedders), else undefined; `outputs` types it per category. */
   readonly embeddingsUrl: pulumi.Output<string | undefined>;
   /** The model PVC (with a modelSource), else undefined. */
   readonly pvcName: pulumi.Output<string | undefined>;
@@ -60,12 +74,14 @@ export class LlmdModel extends pulumi.ComponentResource {
       });
     }
     const inherited = opts?.dependsOn;
+    claimModelNamespace(this, name, plan, args.createNamespace);
 
     this.modelNamespace = new ModelNamespace(
       childName(name, 'namespace'),
       {
         name: plan.namespace,
         slug: plan.slug,
+        ...(args.createNamespace === false && { create: false }),
         ...(plan.pullSecret !== null && {
           harborHostname: args.harborHostname,
           harborUser: args.harborUser,
@@ -140,15 +156,46 @@ export class LlmdModel extends pulumi.ComponentResource {
           )
         : undefined;
 
+    // Ready to serve: the model servers are up (the chart awaits its Deployments), the gateway is
+    // programmed (infra chart) and traffic has its way in (route or embeddings Service).
+    const ready = [this.infra.chart, this.inferencePool.chart, this.modelService.chart, this.route?.route, this.embeddings?.service];
+    const when = <T>(value: T) => whenReady(ready, value);
     this.namespace = namespace;
-    this.gatewayHost = afterResource(this.infra.chart, plan.gateway.host);
-    this.gatewayUrl = afterResource(this.infra.chart, plan.gateway.url);
-    this.embeddingsUrl = this.embeddings && embedding ? afterResource(this.embeddings.service, embedding.url) : pulumi.output(undefined);
+    this.servedModelName = when(plan.modelServer.servedModelName);
+    this.gatewayService = when(plan.gateway.service);
+    this.gatewayHost = when(plan.gateway.host);
+    this.gatewayUrl = when(plan.gateway.url);
+    this.inferencePoolName = when(plan.inferencePool.name);
+    this.routeName = when(plan.httpRoute ?? undefined);
+    this.embeddingsUrl = when(embedding?.url);
     this.pvcName = this.storage ? this.storage.pvcName : pulumi.output(undefined);
-    this.registerOutputs({
+    const base = {
+      platform: 'llm-d' as const,
+      name: plan.name,
+      slug: plan.slug,
       namespace: this.namespace,
+      servedModelName: this.servedModelName,
+      inferencePoolName: this.inferencePoolName,
+      pvcName: this.pvcName,
+      gatewayService: this.gatewayService,
       gatewayHost: this.gatewayHost,
       gatewayUrl: this.gatewayUrl,
+    };
+    if (embedding !== null) {
+      this.outputs = { ...base, category: 'embedder', embeddingsService: when(embedding.name), embeddingsUrl: when(embedding.url) };
+    } else if (plan.httpRoute !== null) {
+      this.outputs = { ...base, category: 'generative', routeName: when(plan.httpRoute) };
+    } else {
+      throw new pulumi.ResourceError(`the plan of ${plan.name} has neither an HTTPRoute nor an embeddings Service (core plans one of them for every llm-d model)`, this);
+    }
+    this.registerOutputs({
+      namespace: this.namespace,
+      servedModelName: this.servedModelName,
+      gatewayService: this.gatewayService,
+      gatewayHost: this.gatewayHost,
+      gatewayUrl: this.gatewayUrl,
+      inferencePoolName: this.inferencePoolName,
+      routeName: this.routeName,
       embeddingsUrl: this.embeddingsUrl,
       pvcName: this.pvcName,
     });

@@ -14,6 +14,12 @@ export interface ModelNamespaceArgs {
   /** The model slug; labels every object (`app-serving.io/model`). */
   readonly slug: pulumi.Input<string>;
   /**
+   * Create the Namespace. `false` uses an existing namespace (one the caller or another team
+   * manages): this component then never creates, changes or deletes it, only the pull Secret in it.
+   * @default true
+   */
+  readonly create?: boolean;
+  /**
    * Harbor registry host name, e.g. `harbor.example.com`. Required with {@link harborToken}.
    * @see https://kubernetes.io/docs/tasks/configure-pod-container/pull-image-private-registry/
    */
@@ -36,14 +42,16 @@ export interface ModelNamespaceArgs {
 /**
  * A model's namespace and, when a Harbor token is given, its image pull Secret.
  *
- * Children: `<name>-namespace` (`v1/Namespace`), `<name>-pull-secret` (`v1/Secret`, after the namespace).
+ * Children: `<name>-namespace` (`v1/Namespace`, unless `create: false`), `<name>-pull-secret`
+ * (`v1/Secret`, after the namespace).
  */
 export class ModelNamespace extends pulumi.ComponentResource {
   /** The namespace name, known once the Namespace exists. */
   readonly name: pulumi.Output<string>;
   /** The pull Secret's name, or undefined without a Harbor token. */
   readonly pullSecretName: pulumi.Output<string | undefined>;
-  readonly namespace: k8s.core.v1.Namespace;
+  /** The Namespace, or undefined when it exists already (`create: false`). */
+  readonly namespace: k8s.core.v1.Namespace | undefined;
   readonly pullSecret: k8s.core.v1.Secret | undefined;
 
   constructor(name: string, args: ModelNamespaceArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -56,8 +64,13 @@ export class ModelNamespace extends pulumi.ComponentResource {
       }
     }
 
-    const ns = pulumi.output({ name: args.name, slug: args.slug }).apply(({ name: ns, slug }) => namespaceManifest(ns, slug));
-    this.namespace = new k8s.core.v1.Namespace(childName(name, 'namespace'), { metadata: ns.metadata }, childOptions(this, opts?.dependsOn));
+    if (args.create === false) {
+      this.namespace = undefined;
+    } else {
+      const ns = pulumi.output({ name: args.name, slug: args.slug }).apply(({ name: ns, slug }) => namespaceManifest(ns, slug));
+      this.namespace = new k8s.core.v1.Namespace(childName(name, 'namespace'), { metadata: ns.metadata }, childOptions(this, opts?.dependsOn));
+    }
+    const namespaceName = this.namespace ? this.namespace.metadata.name : pulumi.output(args.name);
 
     if (args.harborToken !== undefined) {
       const secretName = args.pullSecretName ?? HARBOR_PULL_SECRET;
@@ -65,7 +78,7 @@ export class ModelNamespace extends pulumi.ComponentResource {
       // One core call builds the Secret; it runs inside an apply on the secret token, so its result
       // is secret. Only `.dockerconfigjson` holds the token: name, namespace, labels and type are unsecreted.
       const manifest = pulumi
-        .all([secretName, this.namespace.metadata.name, args.slug, args.harborHostname!, args.harborUser!, token])
+        .all([secretName, namespaceName, args.slug, args.harborHostname!, args.harborUser!, token])
         .apply(([secret, namespace, slug, registry, user, password]) =>
           pullSecretManifest({ name: secret, namespace, slug, dockerConfigJson: dockerConfigJson(registry, user, password) }),
         );
@@ -78,7 +91,7 @@ export class ModelNamespace extends pulumi.ComponentResource {
       this.pullSecret = undefined;
     }
 
-    this.name = this.namespace.metadata.name;
+    this.name = namespaceName;
     this.pullSecretName = this.pullSecret ? this.pullSecret.metadata.name : pulumi.output(undefined);
     this.registerOutputs({ name: this.name, pullSecretName: this.pullSecretName });
   }

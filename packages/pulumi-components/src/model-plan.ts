@@ -1,6 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { formatIssue, isStackError, type DeploymentPlan, type ModelPlan } from '@app-serving/core';
-import { planModelFolder, type ModelFolderArgs } from './model-folder.ts';
+import { folderIssue, planModelFolder, type ModelFolderArgs } from './model-folder.ts';
+import { claimNamespace } from './namespace-claims.ts';
 
 /** The two ways a model component gets its plan, and the credentials it deploys with. */
 export interface ModelPlanSource<P extends ModelPlan> {
@@ -27,14 +28,34 @@ export interface ModelPlanSource<P extends ModelPlan> {
    */
   readonly hfToken?: pulumi.Input<string>;
   /**
+   * Create the model's namespace (the plan's `namespace`). `false` deploys into an existing
+   * namespace that something else manages: the component never creates or deletes it. Two
+   * components in one program may share a namespace only when neither creates it.
+   * @default true
+   */
+  readonly createNamespace?: boolean;
+  /**
    * How long `pulumi up` waits for the model's pull Job.
    * @default "60m"
    */
   readonly pullTimeout?: string;
 }
 
+/**
+ * Records that `component` deploys into the plan's namespace (and creates it, unless
+ * `createNamespace: false`); a second component claiming it in a way that would clash is a ResourceError.
+ */
+export function claimModelNamespace(component: pulumi.ComponentResource, name: string, model: ModelPlan, createNamespace: boolean | undefined): void {
+  const secrets = [model.pullSecret, model.platform === 'kserve' ? model.hfTokenSecret : null].filter((s): s is string => s !== null);
+  const problem = claimNamespace(component.getProvider('kubernetes::'), model.namespace, { owner: name, creates: createNamespace !== false, objects: secrets });
+  if (problem !== undefined) throw new pulumi.ResourceError(`${name}: ${problem}`, component);
+}
+
 /** Resolves a component's model plan from `plan` or `folder`; bad arguments are InputPropertyErrors. */
 export function resolveModelPlan<P extends ModelPlan>(args: ModelPlanSource<P>, platform: P['platform']): { model: P; stack: DeploymentPlan | undefined } {
+  if (args.folder !== undefined && args.folder.modelsDir === undefined && args.folder.values === undefined) {
+    throw new pulumi.InputPropertyError({ propertyPath: 'folder.modelsDir', reason: 'is required unless the values are given inline (folder.values)' });
+  }
   if ((args.plan === undefined) === (args.folder === undefined)) {
     throw new pulumi.InputPropertyError({ propertyPath: 'plan', reason: 'give exactly one of plan (a core plan entry) or folder (a model folder to plan here)' });
   }
@@ -60,7 +81,7 @@ export function resolveModelPlan<P extends ModelPlan>(args: ModelPlanSource<P>, 
     });
   } catch (error) {
     if (isStackError(error)) {
-      throw new pulumi.InputPropertyError({ propertyPath: 'folder', reason: error.issues.map((i) => formatIssue(i)).join('; ') });
+      throw new pulumi.InputPropertyError({ propertyPath: 'folder', reason: error.issues.map((i) => formatIssue(folderIssue(i))).join('; ') });
     }
     throw error;
   }

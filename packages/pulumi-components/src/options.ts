@@ -27,7 +27,14 @@ export function childOptions<T extends pulumi.CustomResourceOptions | pulumi.Com
   return pulumi.mergeOptions(base, extra ?? {}) as T;
 }
 
-/** `value`, as an Output that also carries a dependency on `resource` (so consumers wait for it). */
-export function afterResource<T>(resource: pulumi.Resource, value: T): pulumi.Output<T> {
-  return resource.urn.apply(() => value);
+/**
+ * `value`, as an Output that resolves once every resource given is ready: a Helm chart
+ * (`helm.v4.Chart`) once its rendered objects exist (awaited, unless the chart skips awaiting),
+ * any other resource once it is registered. It carries a dependency on each of them.
+ */
+export function whenReady<T>(resources: readonly (pulumi.Resource | undefined)[], value: T): pulumi.Output<T> {
+  const signals = resources
+    .filter((r): r is pulumi.Resource => r !== undefined)
+    .map((r) => ('resources' in r && pulumi.Output.isInstance((r as { resources: unknown }).resources) ? (r as unknown as { resources: pulumi.Output<unknown> }).resources : r.urn));
+  return pulumi.all(signals).apply(() => value);
 }

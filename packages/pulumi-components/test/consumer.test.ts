@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,39 +23,69 @@ function tarball(pkg: string): string {
 }
 
 function run(command: string, args: string[], cwd: string): string {
-  return execFileSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' } });
+  try {
+    return execFileSync(command, args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' } });
+  } catch (error) {
+    // The command's own output says what broke (tsc's diagnostics are on stdout).
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}${stderr ?? ''}`.slice(0, 40000), { cause: error });
+  }
+}
+
+/** Packs the packages once; returns the directory holding the tarballs. */
+let packed: string | undefined;
+function pack(): string {
+  if (packed) return packed;
+  // Up to date after `nx run-many -t build` (the test target depends on build): then a no-op.
+  run(bin('tsc'), ['--build', 'packages/pulumi-components/tsconfig.lib.json'], REPO);
+  const packs = join(dir, 'packs');
+  mkdirSync(packs);
+  run('npm', ['pack', '--offline', '--silent', '--pack-destination', packs, '-w', '@app-serving/core', '-w', '@app-serving/pulumi-components'], REPO);
+  expect(readdirSync(packs).sort()).toEqual([tarball('core'), tarball('pulumi-components')]);
+  packed = packs;
+  return packs;
+}
+
+/**
+ * A consumer program directory `name` outside the workspace: the packed packages unpacked into its
+ * node_modules, peer and third-party dependencies linked from the workspace (as `npm i` would
+ * install them), `package.json` and `tsconfig.json` as given, `program` copied as `file`.
+ */
+function consumer(name: string, pkg: Record<string, unknown>, tsconfig: Record<string, unknown>, program: string, file: string, extraDeps: readonly string[] = []): string {
+  const packs = pack();
+  const app = join(dir, name);
+  const modules = join(app, 'node_modules');
+  for (const p of ['core', 'pulumi-components']) {
+    const target = join(modules, '@app-serving', p);
+    mkdirSync(target, { recursive: true });
+    run('tar', ['-xzf', join(packs, tarball(p)), '-C', target, '--strip-components=1'], dir);
+  }
+  for (const dep of ['@pulumi/pulumi', '@pulumi/kubernetes', 'zod', 'yaml', '@types/node', ...extraDeps]) {
+    mkdirSync(join(modules, dep, '..'), { recursive: true });
+    symlinkSync(join(NODE_MODULES, dep), join(modules, dep));
+  }
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: `team-${name}`, private: true, ...pkg }));
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig));
+  cpSync(join(import.meta.dirname, 'consumer', program), join(app, file));
+  return app;
+}
+
+interface CjsOut {
+  module: string;
+  namespace: string;
+  gatewayUrl: string;
+  registered: number;
+  transforms: number;
+  rendered: number;
 }
 
 describe('a consumer of the packed packages', () => {
-  it('builds an LlmdModel under mocks and type-checks', () => {
-    // Up to date after `nx run-many -t build` (the test target depends on build): then a no-op.
-    run(bin('tsc'), ['--build', 'packages/pulumi-components/tsconfig.lib.json'], REPO);
-    const packs = join(dir, 'packs');
-    mkdirSync(packs);
-    run('npm', ['pack', '--offline', '--silent', '--pack-destination', packs, '-w', '@app-serving/core', '-w', '@app-serving/pulumi-components'], REPO);
-    expect(readdirSync(packs).sort()).toEqual([tarball('core'), tarball('pulumi-components')]);
-
-    const app = join(dir, 'app');
+  it('ESM + nodenext: builds an LlmdModel under mocks and type-checks', () => {
+    const app = consumer('esm', { type: 'module', main: 'dist/program.js' }, JSON.parse(readFileSync(join(import.meta.dirname, 'consumer/tsconfig.json'), 'utf8')), 'program.ts', 'program.ts');
     const modules = join(app, 'node_modules');
-    for (const [pkg, tgz] of [
-      ['core', tarball('core')],
-      ['pulumi-components', tarball('pulumi-components')],
-    ] as const) {
-      const target = join(modules, '@app-serving', pkg);
-      mkdirSync(target, { recursive: true });
-      run('tar', ['-xzf', join(packs, tgz), '-C', target, '--strip-components=1'], dir);
-    }
-    // The published packages hold their build and nothing of the sources.
-    expect(readdirSync(join(modules, '@app-serving/pulumi-components')).sort()).toEqual(['README.md', 'dist', 'package.json']);
+    // The published packages hold their build (ESM and CommonJS) and the sources its maps point to, no tests.
+    expect(readdirSync(join(modules, '@app-serving/pulumi-components')).sort()).toEqual(['LICENSE', 'README.md', 'dist', 'package.json', 'src']);
     expect(readdirSync(join(modules, '@app-serving/pulumi-components/dist')).filter((f) => /\.test\.|\.tsbuildinfo$/.test(f))).toEqual([]);
-    // Peer and third-party dependencies come from the workspace (as `npm i` would install them).
-    for (const dep of ['@pulumi/pulumi', '@pulumi/kubernetes', 'zod', 'yaml', '@types/node']) {
-      mkdirSync(join(modules, dep, '..'), { recursive: true });
-      symlinkSync(join(NODE_MODULES, dep), join(modules, dep));
-    }
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'team-program', private: true, type: 'module', main: 'dist/program.js' }));
-    cpSync(join(import.meta.dirname, 'consumer/program.ts'), join(app, 'program.ts'));
-    cpSync(join(import.meta.dirname, 'consumer/tsconfig.json'), join(app, 'tsconfig.json'));
 
     run(bin('tsc'), ['-p', 'tsconfig.json'], app);
     const out = JSON.parse(run(process.execPath, ['dist/program.js', MODELS_DIR], app)) as { namespace: string; gatewayUrl: string; registered: string[]; transforms: number; rendered: number };
@@ -79,5 +109,71 @@ describe('a consumer of the packed packages', () => {
     // raises the await timeout of the model Deployments (a transform on the modelservice chart).
     expect(out.transforms).toBe(2);
     expect(out.rendered).toBe(14);
-  }, 60_000);
+  }, 300_000);
+
+  const expected: Omit<CjsOut, 'module'> = {
+    namespace: 'llm-d-sim',
+    gatewayUrl: 'http://infra-sim-inference-gateway-istio.llm-d-sim.svc.cluster.local:80',
+    registered: 12,
+    transforms: 1,
+    rendered: 14,
+  };
+
+  it('CommonJS + nodenext: the require condition, CommonJS declarations', () => {
+    const tsconfig = { compilerOptions: { target: 'ES2022', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, outDir: 'dist', types: ['node'] }, files: ['program.ts'] };
+    const app = consumer('cjs-nodenext', { main: 'dist/program.js' }, tsconfig, 'program-cjs.ts', 'program.ts');
+    run(bin('tsc'), ['-p', 'tsconfig.json'], app);
+    expect(JSON.parse(run(process.execPath, ['dist/program.js', MODELS_DIR], app))).toEqual({ module: 'commonjs', ...expected });
+  }, 300_000);
+
+  it("CommonJS + node (Pulumi's older TypeScript template: module commonjs, moduleResolution node)", () => {
+    // The tsconfig.json of Pulumi's `typescript` template before it moved to nodenext.
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        outDir: 'bin',
+        target: 'es2020',
+        module: 'commonjs',
+        moduleResolution: 'node',
+        sourceMap: true,
+        experimentalDecorators: true,
+        pretty: false,
+        noFallthroughCasesInSwitch: true,
+        noImplicitReturns: true,
+        forceConsistentCasingInFileNames: true,
+      },
+      files: ['index.ts'],
+    };
+    const app = consumer('cjs-node', { main: 'bin/index.js' }, tsconfig, 'program-cjs.ts', 'index.ts');
+    // Known gap: zod's own declarations (reached through core's config schema types) do not
+    // compile without esModuleInterop — every remaining diagnostic is TS1259 in zod's
+    // locales/index.d.cts. The subpaths (/render, /testing) resolve (typesVersions): no TS2307.
+    let diagnostics = '';
+    try {
+      run(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], app);
+    } catch (error) {
+      diagnostics = (error as Error).message;
+    }
+    const codes = new Set([...diagnostics.matchAll(/\/([^/()]+)\(\d+,\d+\): error (TS\d+)/g)].map((m) => `${m[1]} ${m[2]}`));
+    expect([...codes]).toEqual(diagnostics === '' ? [] : ['index.d.cts TS1259']);
+    expect(diagnostics).not.toContain('@app-serving');
+    // With skipLibCheck (what most programs set) it builds and runs as CommonJS.
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, skipLibCheck: true } }));
+    run(bin('tsc'), ['-p', 'tsconfig.json'], app);
+    expect(JSON.parse(run(process.execPath, ['bin/index.js', MODELS_DIR], app))).toEqual({ module: 'commonjs', ...expected });
+  }, 300_000);
+
+  it('ts-jest: a unit test of the consumer program runs as CommonJS', () => {
+    const tsconfig = { compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node', strict: true, esModuleInterop: true, skipLibCheck: true, types: ['node', 'jest'] } };
+    const app = consumer('ts-jest', { jest: { preset: 'ts-jest', testEnvironment: 'node', testMatch: ['**/program.test.ts'] } }, tsconfig, 'program.jest.ts', 'program.test.ts', ['ts-jest', '@types/jest']);
+    const result = spawnSync(process.execPath, [join(NODE_MODULES, 'jest/bin/jest.js'), '--ci', '--colors=false'], {
+      cwd: app,
+      encoding: 'utf8',
+      env: { ...process.env, MODELS_DIR, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
+    // eslint-disable-next-line no-control-regex -- colour codes, whatever the environment says
+    const output = `${result.stdout}${result.stderr}`.replace(/\x1b\[[0-9;]*m/g, '');
+    expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
+    expect(result.status).toBe(0);
+  }, 300_000);
 });

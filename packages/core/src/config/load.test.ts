@@ -286,3 +286,25 @@ describe('values Kubernetes and Helm would reject', () => {
     ]);
   });
 });
+
+describe('loadStackConfigFromMap under another project name', () => {
+  const models = JSON.stringify({ generative: [{ name: 'A' }] });
+  it('reads <project>:* keys when given the namespace', () => {
+    const config = loadStackConfigFromMap({ 'platform:cloudProvider': 'cloud', 'platform:models': models, 'kubernetes:kubeconfig': '/k' }, { stackName: 'dev', namespace: 'platform' });
+    expect(config.models.generative[0]!.name).toBe('A');
+    expect(config.kubeconfig).toBeUndefined();
+  });
+
+  it('says when the keys sit under another namespace, with the fix', () => {
+    const issues = issuesOf(() => loadStackConfigFromMap({ 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models, 'kubernetes:kubeconfig': '/k' }, { stackName: 'dev', namespace: 'platform' }));
+    expect(issues.filter((i) => i.code === 'config.unknown-key').map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'app-serving:cloudProvider: sits under the namespace "app-serving", but this program reads "platform:*" keys (its project\'s): set it as "platform:cloudProvider" (pulumi config set platform:cloudProvider …), or read the config with namespace "app-serving"',
+      'app-serving:models: sits under the namespace "app-serving", but this program reads "platform:*" keys (its project\'s): set it as "platform:models" (pulumi config set platform:models …), or read the config with namespace "app-serving"',
+    ]);
+  });
+
+  it('a provider namespace holding a known key name (kubernetes:kubeconfig) is not reported', () => {
+    const config = loadStackConfigFromMap({ 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models, 'kubernetes:kubeconfig': '/k' }, { stackName: 'dev' });
+    expect(config.models.generative).toHaveLength(1);
+  });
+});

@@ -127,6 +127,13 @@ export interface LoadFromMapOptions extends LoadOptions {
   readonly stackName: string;
   /** What to call the source in messages. Default: `Pulumi.<stack>.yaml`. */
   readonly file?: string;
+  /**
+   * The config namespace the keys sit under: a Pulumi program's keys are `<project>:<key>`, so a
+   * program of another project passes its project name (`pulumi.getProject()`). Known keys found
+   * under another namespace only are reported, with the fix.
+   * @default "app-serving"
+   */
+  readonly namespace?: string;
 }
 
 /**
@@ -139,9 +146,17 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
   const source = sourceWithoutLines(file, map);
   const list = new IssueList();
   const raw: Record<string, unknown> = {};
+  const namespace = options.namespace ?? CONFIG_NAMESPACE;
+  // Known keys under another namespace, by namespace (`kubernetes:kubeconfig` is the provider's own).
+  const elsewhere = new Map<string, string[]>();
   for (const [fullKey, value] of Object.entries(map)) {
-    const key = ownKey(fullKey);
-    if (key === undefined) continue;
+    const key = ownKey(fullKey, namespace);
+    if (key === undefined) {
+      const colon = fullKey.indexOf(':');
+      const bare = fullKey.slice(colon + 1);
+      if (KNOWN_KEYS.has(bare)) elsewhere.set(fullKey.slice(0, colon), [...(elsewhere.get(fullKey.slice(0, colon)) ?? []), bare]);
+      continue;
+    }
     if (SECRET_KEY_SET.has(key) || (MAYBE_SECRET_KEY_SET.has(key) && (isSecret(value) || (typeof value === 'string' && looksLikeKubeconfig(value))))) {
       if (isSecret(value)) raw[key] = value;
       else if (typeof value === 'string') raw[key] = Secret.plain(value);
@@ -150,8 +165,23 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
       raw[key] = typeof value === 'string' ? decodeStructured(value) : value;
     }
   }
+  for (const [other, keys] of elsewhere) {
+    // An app-serving config under another namespace holds the models (the one required key).
+    if (!keys.includes('models') || 'models' in raw) continue;
+    for (const key of keys) {
+      const fullKey = `${other}:${key}`;
+      list.add(
+      source.issue(
+        'config.unknown-key',
+        [fullKey],
+          `sits under the namespace "${other}", but this program reads "${namespace}:*" keys (its project's): set it as "${namespace}:${key}" (pulumi config set ${namespace}:${key} …), or read the config with namespace "${other}"`,
+          fullKey,
+        ),
+      );
+    }
+  }
   const locate: ConfigLocator = (code, path, message) => source.issue(code, path, message);
-  return validate(raw, options.stackName, file, locate, list, options.checkRules ?? true);
+  return validate(raw, options.stackName, file, locate, list, options.checkRules ?? true, namespace);
 }
 
 /** `Pulumi.dev.yaml` → `dev`. */
@@ -160,10 +190,18 @@ export function stackNameFromFile(file: string): string {
   return match?.[1] ?? basename(file).replace(/\.ya?ml$/, '');
 }
 
-function validate(raw: Record<string, unknown>, stackName: string, file: string, locate: ConfigLocator, list: IssueList, checkRules: boolean): StackConfig {
+function validate(
+  raw: Record<string, unknown>,
+  stackName: string,
+  file: string,
+  locate: ConfigLocator,
+  list: IssueList,
+  checkRules: boolean,
+  namespace: string = CONFIG_NAMESPACE,
+): StackConfig {
   for (const key of Object.keys(raw)) {
     if (!KNOWN_KEYS.has(key)) {
-      list.add(locate('config.unknown-key', [key], `unknown key "${CONFIG_NAMESPACE}:${key}"${didYouMean(key, KNOWN_KEYS)}`));
+      list.add(locate('config.unknown-key', [key], `unknown key "${namespace}:${key}"${didYouMean(key, KNOWN_KEYS)}`));
       delete raw[key];
     }
   }
@@ -230,10 +268,10 @@ function salvage(
   return { config: { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] }, dropped: [...dropped] };
 }
 
-function ownKey(fullKey: string): string | undefined {
+function ownKey(fullKey: string, namespace: string = CONFIG_NAMESPACE): string | undefined {
   const colon = fullKey.indexOf(':');
   if (colon < 0) return fullKey;
-  return fullKey.slice(0, colon) === CONFIG_NAMESPACE ? fullKey.slice(colon + 1) : undefined;
+  return fullKey.slice(0, colon) === namespace ? fullKey.slice(colon + 1) : undefined;
 }
 
 function decodeStructured(value: string): unknown {

@@ -1,0 +1,200 @@
+/**
+ * The app-serving components as a Pulumi plugin package, for Python, Go, C# and YAML programs:
+ * `pulumi package add <this folder>` runs Pulumi's component analyzer on this file and generates
+ * an SDK with the tokens `app-serving:index:LlmdModel`, `app-serving:index:KserveModel` and
+ * `app-serving:index:AppServing`.
+ *
+ * The analyzer accepts flat interfaces only (no unions, literal types or intersections), so these
+ * args are the multi-language face of `@app-serving/pulumi-components`: plain fields, enums for
+ * the closed sets. Each component wraps the library's component of the same name as its only
+ * child; names, values and checks are core's.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { loadStackFile, planDeployment } from '@app-serving/core';
+import * as lib from '@app-serving/pulumi-components';
+
+/** The model's category. */
+export enum Category {
+  Generative = 'generative',
+  Embedder = 'embedder',
+}
+
+/** Where the cluster runs: `on-prem` pulls images and weights from Harbor. */
+export enum CloudProvider {
+  Cloud = 'cloud',
+  OnPrem = 'on-prem',
+}
+
+/** A model read from its folder `<modelsDir>/<category>/<name>/`, planned by core. */
+export interface ModelArgs {
+  /** The `models/` directory holding `<category>/<name>/`. */
+  modelsDir: string;
+  /** The model folder name. */
+  name: string;
+  /** Default: generative. */
+  category?: Category;
+  /** Default: cloud. */
+  cloudProvider?: CloudProvider;
+  /** Node labels the model's pods must run on. */
+  nodeSelector?: { [key: string]: string };
+  /** Namespace override. Default: `llm-d-<slug>`. */
+  namespace?: string;
+  /** Create the namespace. `false` deploys into an existing one and never deletes it. Default: true. */
+  createNamespace?: boolean;
+  /** Harbor registry host name (with a model source or on-prem). */
+  harborHostname?: string;
+  /** Harbor robot account. */
+  harborUser?: string;
+  /** Harbor robot token; stays a secret. */
+  harborToken?: pulumi.Input<string>;
+  /** How long `pulumi up` waits for the model's pull Job. Default: 60m. */
+  pullTimeout?: string;
+}
+
+/** Arguments of {@link KserveModel}. */
+export interface KserveModelArgs extends ModelArgs {
+  /** The Hugging Face token; stays a secret. */
+  hfToken?: pulumi.Input<string>;
+}
+
+function folderOf(args: ModelArgs, platform: 'llm-d' | 'kserve'): lib.ModelFolderArgs {
+  return {
+    modelsDir: args.modelsDir,
+    name: args.name,
+    platform,
+    ...(args.category !== undefined && { category: args.category }),
+    ...(args.cloudProvider !== undefined && { cloudProvider: args.cloudProvider }),
+    ...(args.nodeSelector !== undefined && { nodeSelector: args.nodeSelector }),
+    ...(args.namespace !== undefined && { namespace: args.namespace }),
+  };
+}
+
+function credentials(args: ModelArgs) {
+  return {
+    ...(args.harborHostname !== undefined && { harborHostname: args.harborHostname }),
+    ...(args.harborUser !== undefined && { harborUser: args.harborUser }),
+    ...(args.harborToken !== undefined && { harborToken: args.harborToken }),
+    ...(args.createNamespace !== undefined && { createNamespace: args.createNamespace }),
+    ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
+  };
+}
+
+/** One llm-d model (the library's `LlmdModel`). Outputs resolve once the model is ready to serve. */
+export class LlmdModel extends pulumi.ComponentResource {
+  public readonly namespace: pulumi.Output<string>;
+  public readonly servedModelName: pulumi.Output<string>;
+  public readonly gatewayService: pulumi.Output<string>;
+  public readonly gatewayUrl: pulumi.Output<string>;
+  public readonly inferencePoolName: pulumi.Output<string>;
+  /** Generative models only. */
+  public readonly routeName?: pulumi.Output<string>;
+  /** Embedding models only. */
+  public readonly embeddingsUrl?: pulumi.Output<string>;
+  /** With a model source only. */
+  public readonly pvcName?: pulumi.Output<string>;
+
+  constructor(name: string, args: ModelArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('app-serving:index:LlmdModel', name, {}, opts);
+    const model = new lib.LlmdModel(name, { folder: folderOf(args, 'llm-d'), ...credentials(args) }, { parent: this });
+    const o = model.outputs;
+    this.namespace = o.namespace;
+    this.servedModelName = o.servedModelName;
+    this.gatewayService = o.gatewayService;
+    this.gatewayUrl = o.gatewayUrl;
+    this.inferencePoolName = o.inferencePoolName;
+    if (o.category === 'generative') this.routeName = o.routeName;
+    else this.embeddingsUrl = o.embeddingsUrl;
+    if (model.storage) this.pvcName = model.storage.pvcName;
+    this.registerOutputs({
+      namespace: this.namespace,
+      servedModelName: this.servedModelName,
+      gatewayService: this.gatewayService,
+      gatewayUrl: this.gatewayUrl,
+      inferencePoolName: this.inferencePoolName,
+      routeName: this.routeName,
+      embeddingsUrl: this.embeddingsUrl,
+      pvcName: this.pvcName,
+    });
+  }
+}
+
+/** One KServe model (the library's `KserveModel`). */
+export class KserveModel extends pulumi.ComponentResource {
+  public readonly namespace: pulumi.Output<string>;
+  public readonly servedModelName: pulumi.Output<string>;
+  public readonly serviceName: pulumi.Output<string>;
+  public readonly pathPrefix: pulumi.Output<string>;
+  public readonly gatewayName: pulumi.Output<string>;
+  public readonly gatewayNamespace: pulumi.Output<string>;
+  /** With a model source only. */
+  public readonly pvcName?: pulumi.Output<string>;
+
+  constructor(name: string, args: KserveModelArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('app-serving:index:KserveModel', name, {}, opts);
+    const hf = args.hfToken !== undefined ? { hfToken: args.hfToken } : {};
+    const model = new lib.KserveModel(name, { folder: folderOf(args, 'kserve'), ...credentials(args), ...hf }, { parent: this });
+    const o = model.outputs;
+    this.namespace = o.namespace;
+    this.servedModelName = o.servedModelName;
+    this.serviceName = o.serviceName;
+    this.pathPrefix = o.pathPrefix;
+    this.gatewayName = o.gatewayName;
+    this.gatewayNamespace = o.gatewayNamespace;
+    if (model.storage) this.pvcName = model.storage.pvcName;
+    this.registerOutputs({
+      namespace: this.namespace,
+      servedModelName: this.servedModelName,
+      serviceName: this.serviceName,
+      pathPrefix: this.pathPrefix,
+      gatewayName: this.gatewayName,
+      gatewayNamespace: this.gatewayNamespace,
+      pvcName: this.pvcName,
+    });
+  }
+}
+
+/** Arguments of {@link AppServing}: a stack file and the secrets it names. */
+export interface AppServingArgs {
+  /** An app-serving stack file (`Pulumi.<stack>.yaml` with `app-serving:*` keys). */
+  stackFile: string;
+  /** The `models/` directory holding the model folders. */
+  modelsDir: string;
+  /** Harbor robot token, when the stack has Harbor credentials. */
+  harborToken?: pulumi.Input<string>;
+  /** Hugging Face token, when the stack has one. */
+  hfToken?: pulumi.Input<string>;
+  /** Kubeconfig content, when the stack's kubeconfig is a secret. */
+  kubeconfig?: pulumi.Input<string>;
+}
+
+/** A whole stack (the library's `AppServing`). */
+export class AppServing extends pulumi.ComponentResource {
+  /** Namespace per model slug. */
+  public readonly namespaces: pulumi.Output<{ [slug: string]: string }>;
+  /** Served model name per model slug. */
+  public readonly servedModelNames: pulumi.Output<{ [slug: string]: string }>;
+  /** Client URL per model slug: llm-d gateway URL, llm-d embeddings URL, or KServe path prefix. */
+  public readonly urls: pulumi.Output<{ [slug: string]: string }>;
+
+  constructor(name: string, args: AppServingArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('app-serving:index:AppServing', name, {}, opts);
+    const plan = planDeployment(loadStackFile(args.stackFile), args.modelsDir);
+    const app = new lib.AppServing(
+      name,
+      {
+        plan,
+        ...(args.harborToken !== undefined && { harborToken: args.harborToken }),
+        ...(args.hfToken !== undefined && { hfToken: args.hfToken }),
+        ...(args.kubeconfig !== undefined && { kubeconfig: args.kubeconfig }),
+      },
+      { parent: this },
+    );
+    const entries = Object.entries(app.models);
+    const bySlug = (pick: (m: lib.ModelOutputs) => pulumi.Output<string>) =>
+      pulumi.all(Object.fromEntries(entries.map(([slug, m]) => [slug, pick(m)]))) as pulumi.Output<{ [slug: string]: string }>;
+    this.namespaces = bySlug((m) => m.namespace);
+    this.servedModelNames = bySlug((m) => m.servedModelName);
+    this.urls = bySlug((m) => (m.platform === 'kserve' ? m.pathPrefix : m.category === 'embedder' ? m.embeddingsUrl : m.gatewayUrl));
+    this.registerOutputs({ namespaces: this.namespaces, servedModelNames: this.servedModelNames, urls: this.urls });
+  }
+}

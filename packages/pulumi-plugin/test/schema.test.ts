@@ -1,0 +1,49 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ComponentProvider } from '@pulumi/pulumi/provider/experimental/index.js';
+import { describe, expect, it } from 'vitest';
+import { AppServing, KserveModel, LlmdModel } from '../index.ts';
+
+const dir = join(import.meta.dirname, '..');
+const SCHEMA = join(dir, 'schema.json');
+
+/** The provider `pulumi package add` would run (the same analyzer as `pulumi package get-schema`). */
+export function provider(): ComponentProvider {
+  return new ComponentProvider({ components: [LlmdModel, KserveModel, AppServing], name: 'app-serving', namespace: 'app-serving', dirname: dir });
+}
+
+describe('the plugin schema (Pulumi component analyzer)', () => {
+  it('matches the checked-in schema.json (UPDATE_SCHEMA=1 rewrites it)', async () => {
+    const schema = JSON.parse(await provider().getSchema()) as Record<string, unknown>;
+    if (process.env.UPDATE_SCHEMA) writeFileSync(SCHEMA, `${JSON.stringify(schema, null, 2)}\n`);
+    expect(schema).toEqual(JSON.parse(readFileSync(SCHEMA, 'utf8')));
+  }, 120_000);
+});
+
+interface Schema {
+  resources: Record<string, { inputProperties: Record<string, { plain?: boolean; $ref?: string; type?: string }>; requiredInputs: string[]; properties: Record<string, unknown>; required: string[] }>;
+  types: Record<string, { type: string; enum?: { name: string; value: string }[] }>;
+}
+
+describe('what the SDKs are generated from', () => {
+  const schema = JSON.parse(readFileSync(SCHEMA, 'utf8')) as Schema & { name: string };
+  it('tokens app-serving:index:*, required inputs, plain flags and enums', () => {
+    expect(schema.name).toBe('app-serving');
+    expect(Object.keys(schema.resources).sort()).toEqual(['app-serving:index:AppServing', 'app-serving:index:KserveModel', 'app-serving:index:LlmdModel']);
+    const llmd = schema.resources['app-serving:index:LlmdModel']!;
+    expect(llmd.requiredInputs.sort()).toEqual(['modelsDir', 'name']);
+    // What decides the plan is plain (known when the component is constructed); secrets are Inputs.
+    const plain = Object.entries(llmd.inputProperties)
+      .filter(([, p]) => p.plain === true)
+      .map(([k]) => k)
+      .sort();
+    expect(plain).toEqual(['category', 'cloudProvider', 'createNamespace', 'harborHostname', 'harborUser', 'modelsDir', 'name', 'namespace', 'nodeSelector', 'pullTimeout']);
+    expect(llmd.inputProperties.harborToken!.plain).toBeUndefined();
+    expect(llmd.inputProperties.category!.$ref).toBe('#/types/app-serving:index:Category');
+    expect(llmd.required.sort()).toEqual(['gatewayService', 'gatewayUrl', 'inferencePoolName', 'namespace', 'servedModelName']);
+    expect(schema.resources['app-serving:index:KserveModel']!.inputProperties.hfToken!.plain).toBeUndefined();
+    expect(schema.resources['app-serving:index:AppServing']!.requiredInputs.sort()).toEqual(['modelsDir', 'stackFile']);
+    expect(schema.types['app-serving:index:Category']!.enum!.map((e) => e.value)).toEqual(['generative', 'embedder']);
+    expect(schema.types['app-serving:index:CloudProvider']!.enum!.map((e) => e.value)).toEqual(['cloud', 'on-prem']);
+  });
+});
