@@ -115,7 +115,8 @@ describe('a consumer of the packed packages', () => {
     namespace: 'llm-d-sim',
     gatewayUrl: 'http://infra-sim-inference-gateway-istio.llm-d-sim.svc.cluster.local:80',
     registered: 12,
-    transforms: 1,
+    // As above: the gateway placement on the infra chart, readyTimeout on the modelservice chart.
+    transforms: 2,
     rendered: 14,
   };
 

@@ -54,7 +54,7 @@ export interface TestCluster {
   /** A loaded client-node KubeConfig for a user. */
   kubeConfig(user?: TestUser): Promise<KubeConfig>;
   /** A raw request to the API server as a user; `body` is parsed JSON (or the text). */
-  request(method: string, path: string, body?: unknown, options?: { user?: TestUser; contentType?: string }): Promise<ApiResponse>;
+  request(method: string, path: string, body?: unknown, options?: { user?: TestUser; contentType?: string; timeoutMs?: number }): Promise<ApiResponse>;
   /** The audit log: every mutating request the API server received (verb, user, resource). */
   mutations(): AuditEvent[];
   /** Stops every process and removes the working folder. */
@@ -204,8 +204,8 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     const server = `https://127.0.0.1:${apiPort}`;
     const caFile = join(certDir, 'apiserver.crt');
     let ca = '';
-    const api = (method: string, path: string, body?: unknown, opts: { user?: TestUser; contentType?: string } = {}) =>
-      apiRequest(server, ca, tokens[opts.user ?? 'admin'], method, path, body, opts.contentType);
+    const api = (method: string, path: string, body?: unknown, opts: { user?: TestUser; contentType?: string; timeoutMs?: number } = {}) =>
+      apiRequest(server, ca, tokens[opts.user ?? 'admin'], method, path, body, opts.contentType, opts.timeoutMs);
     await waitFor('kube-apiserver', 'ready', async () => {
       if (!ca) {
         if (!existsSync(caFile)) return false;
@@ -231,15 +231,20 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
 
     // CRDs: kwok's Exec and PortForward, and the upstream ones.
     const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds())];
-    await Promise.all(crds.map(async (crd) => {
-      const name = (crd as { metadata: { name: string } }).metadata.name;
-      const res = await api('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}?fieldManager=test-cluster&force=true`, crd, { contentType: 'application/apply-patch+yaml' });
-      if (res.status >= 300) throw new Error(`CRD ${name} not applied: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+    // A few at a time: the API server compiles each CRD's schema and CEL rules (KServe's is 21,000
+    // lines), and on a loaded 2-core machine all 35 at once can take longer than a request's timeout.
+    const queue = [...crds];
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let crd = queue.shift(); crd; crd = queue.shift()) {
+        const name = (crd as { metadata: { name: string } }).metadata.name;
+        const res = await api('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}?fieldManager=test-cluster&force=true`, crd, { contentType: 'application/apply-patch+yaml', timeoutMs: 180_000 });
+        if (res.status >= 300) throw new Error(`CRD ${name} not applied: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+      }
     }));
     await waitFor('kube-apiserver', 'serving every CRD', async () => {
       const list = (await api('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions')).body as { items: Array<{ status?: { conditions?: Array<{ type: string; status: string }> } }> };
       return list.items.length >= crds.length && list.items.every((c) => c.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True'));
-    });
+    }, 180);
     log(`${crds.length} CRDs established after ${secondsSince(started)} s`);
     // The viewer may read everything (the built-in `view` ClusterRole), nothing more.
     await api('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
@@ -284,7 +289,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     const startSeconds = secondsSince(started);
     log(`control plane ready after ${startSeconds} s`);
 
-    let kcCache: Partial<Record<TestUser, KubeConfig>> = {};
+    const kcCache: Partial<Record<TestUser, KubeConfig>> = {};
     return {
       server,
       kubeconfigPath: kubeconfigs.admin,
@@ -375,13 +380,13 @@ function plainGet(url: string, insecure = false): Promise<string> {
   });
 }
 
-function apiRequest(server: string, ca: string, bearer: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<ApiResponse> {
+function apiRequest(server: string, ca: string, bearer: string, method: string, path: string, body?: unknown, contentType = 'application/json', timeoutMs = 60_000): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const req = httpsRequest(`${server}${path}`, {
       method,
       ca,
-      timeout: 30_000,
+      timeout: timeoutMs,
       headers: {
         authorization: `Bearer ${bearer}`,
         accept: 'application/json',
