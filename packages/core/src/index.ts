@@ -95,6 +95,8 @@ export type { ChartRefProblem } from './charts.ts';
 
 // The plan
 export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
+export { preflightChecks, gpuRequest, LLMD_CRDS, KSERVE_CRDS, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
+export type { PreflightCheck, PreflightCheckType, PreflightSeverity, CrdRequirement } from './preflight.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan } from './plan.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec } from './kserve/plan.ts';
 export {
