@@ -324,7 +324,7 @@ function placement(check: Extract<PreflightCheck, { type: 'placement' }>, nodes:
     const first = matching.find((n) => !n.unschedulable) ?? matching[0]!;
     const taint = blocking(first)[0];
     const why = taint ? `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect} is not tolerated by the stack's tolerations` : 'it is cordoned (unschedulable)';
-    return fail(`${matching.length} node${matching.length === 1 ? '' : 's'} match ${show}, none can take the model: on ${first.name}, ${why}`);
+    return fail(`${matching.length} node${matching.length === 1 ? ' matches' : 's match'} ${show}, none can take the model: on ${first.name}, ${why}`);
   }
   if (check.gpusPerPod > 0) {
     const slots = usable.reduce((n, node) => n + Math.floor(node.gpus / check.gpusPerPod), 0);
