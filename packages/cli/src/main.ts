@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<unknown>> = {
   images: () => import('./commands/images.ts'),
   'new-model': () => import('./commands/new-model.ts'),
   verify: () => import('./commands/verify.ts'),
+  preflight: () => import('./commands/preflight.ts'),
 };
 
 const VERSION = packageVersion();
@@ -209,6 +210,17 @@ function buildProgram(onAction: OnAction): Command {
       .option('--concurrency <c>', 'concurrent requests of the load probe', '4')
       .option('--junit <file>', 'also write a JUnit XML report'),
   ).action(withArgs('verify'));
+
+  stackOptions(
+    program
+      .command('preflight')
+      .description('before pulumi up: is this cluster ready for the stack? CRDs, gateway classes, nodes, storage, namespaces, permissions (read-only)')
+      .option('--kubeconfig <file>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, or in-cluster)')
+      .option('--context <name>', 'kubeconfig context')
+      .option('--timeout <duration>', 'timeout of each check', '10s')
+      .option('--deadline <duration>', 'deadline of the whole run', '1m')
+      .option('--junit <file>', 'also write a JUnit XML report'),
+  ).action(withArgs('preflight'));
 
   return program;
 }

@@ -22,6 +22,7 @@ const SKIPPED: Readonly<Record<string, string>> = {
   'npm ci && npm run example': 'installs and builds the whole repository: it is what runs before `npm test`, which runs this test',
   'npm test': 'runs the test suite this test is part of',
   'npx app-serving verify --stack apps/app-serving/Pulumi.<stack>.yaml --wait 10m': 'needs a deployed stack on a cluster',
+  'npx app-serving preflight --stack apps/app-serving/Pulumi.<stack>.yaml': 'needs a cluster (test/preflight.test.ts runs preflight against the test control plane)',
   'app-serving verify --stack apps/app-serving/Pulumi.prod.yaml --wait 10m': 'needs a deployed stack on a cluster (the same run against a local server is the sample below it)',
 };
 

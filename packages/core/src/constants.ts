@@ -76,6 +76,8 @@ export const HF_DOWNLOADER_IMAGE_PUBLIC = `kserve/storage-initializer:${KSERVE_V
 /** Controller name of Envoy Gateway's GatewayClass. */
 export const ENVOY_GATEWAY_CONTROLLER = 'gateway.envoyproxy.io/gatewayclass-controller';
 /** The LLMInferenceService API app-serving creates (served by KServe v0.16 and later). */
+/** KServe's own namespace: its controller and the well-known LLMInferenceServiceConfigs (kserve/kserve v0.18.1 charts). */
+export const KSERVE_NAMESPACE = 'kserve';
 export const KSERVE_API = { group: 'serving.kserve.io', version: 'v1alpha1', plural: 'llminferenceservices' } as const;
 /** Where Envoy Gateway runs the proxies of a Gateway (its default, non-namespaced deployment mode). */
 export const ENVOY_GATEWAY_NAMESPACE = 'envoy-gateway-system';

@@ -117,7 +117,7 @@ export class KubeError extends Error {
 /** Describes an API failure: a 403 names the RBAC rule that is missing. */
 export function kubeErrorOf(error: unknown, verb: string, resource: string, namespace: string, signal?: AbortSignal): KubeError {
   if (error instanceof KubeError) return error;
-  const where = `${resource} in namespace ${namespace}`;
+  const where = namespace ? `${resource} in namespace ${namespace}` : resource;
   if (signal?.aborted) {
     const reason = signal.reason as Error | undefined;
     const what = reason?.name === 'TimeoutError' ? 'timed out' : (reason?.message ?? 'was cancelled');
@@ -240,6 +240,22 @@ export function jobSummary(job: V1Job): JobSummary {
   };
 }
 
+/** Per-call AbortSignal: client-node 1.x takes it through a request middleware. */
+export function signalOptions(k8s: typeof import('@kubernetes/client-node'), signal: AbortSignal) {
+  return {
+    middleware: [
+      {
+        pre: (context: import('@kubernetes/client-node').RequestContext) => {
+          context.setSignal(signal);
+          return new k8s.Observable(Promise.resolve(context));
+        },
+        post: (context: import('@kubernetes/client-node').ResponseContext) => new k8s.Observable(Promise.resolve(context)),
+      },
+    ],
+    middlewareMergeStrategy: 'append' as const,
+  };
+}
+
 /**
  * A {@link Cluster} over `@kubernetes/client-node` (imported on first use, so `--base-url` runs
  * never load it). `source` and `inCluster` describe where `kubeConfig` came from.
@@ -253,20 +269,7 @@ export async function createCluster(kubeConfig: KubeConfig, meta: { source?: str
   const portForward = new k8s.PortForward(kubeConfig);
   const tunnels = new Set<Tunnel>();
 
-  // Per-call AbortSignal: client-node 1.x takes it through a request middleware.
-  const withSignal = (signal: AbortSignal) => ({
-    middleware: [
-      {
-        pre: (context: import('@kubernetes/client-node').RequestContext) => {
-          context.setSignal(signal);
-          return new k8s.Observable(Promise.resolve(context));
-        },
-        post: (context: import('@kubernetes/client-node').ResponseContext) => new k8s.Observable(Promise.resolve(context)),
-      },
-    ],
-    middlewareMergeStrategy: 'append' as const,
-  });
-
+  const withSignal = (signal: AbortSignal) => signalOptions(k8s, signal);
   const orNull = async <T>(call: () => Promise<T>, verb: string, resource: string, namespace: string, signal: AbortSignal): Promise<T | null> => {
     try {
       return await call();

@@ -1,0 +1,333 @@
+/**
+ * What `app-serving preflight` checks on a cluster before `pulumi up`, derived from the plan: only
+ * what the stack's models need. Pure data (DESIGN §2): the cluster reads are k8s-verify's, the
+ * output the CLI's; `plan` can print the same list.
+ */
+import {
+  CLUSTER_REQUIREMENTS,
+  ENVOY_GATEWAY_NAMESPACE,
+  ISTIO_GATEWAY_CLASS,
+  KSERVE_API,
+  KSERVE_NAMESPACE,
+} from './constants.ts';
+import { KSERVE_SUPPORTED_VERSIONS } from './kserve/facts.ts';
+import type { DeploymentPlan, ModelPlan } from './plan.ts';
+import { getPath, isValuesMap, type Values } from './values/merge.ts';
+import type { Toleration } from './values/scheduling.ts';
+
+/** The label app-serving puts on every object of a model, its namespace included (manifests/common.ts). */
+export const MODEL_LABEL = 'app-serving.io/model';
+
+/** The GPU resource the model servers request. */
+export const GPU_RESOURCE = 'nvidia.com/gpu';
+
+/**
+ * Envoy Gateway's own configuration (its Helm chart's ConfigMap): with Envoy AI Gateway's values it
+ * lists InferencePool under `extensionManager.backendResources`, without which Envoy Gateway refuses
+ * KServe's route to the pool (docs/deployment-flow.md, KServe step 2).
+ */
+export const ENVOY_GATEWAY_CONFIG = { namespace: ENVOY_GATEWAY_NAMESPACE, name: 'envoy-gateway-config', key: 'envoy-gateway.yaml' } as const;
+
+/** How bad a failed check is: an `error` fails the run (exit 1), a `warning` does not. */
+export type PreflightSeverity = 'error' | 'warning';
+
+/** A CRD the stack writes, at the version it writes. */
+export interface CrdRequirement {
+  readonly group: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly version: string;
+  /** Paths (under the version's `openAPIV3Schema`) of fields the stack sets that older versions lack. */
+  readonly fields?: readonly (readonly string[])[];
+}
+
+/** One check; `id` is stable and unique within a run (the `--json` and JUnit key). */
+export type PreflightCheck = {
+  readonly id: string;
+  /** One line: what is checked. */
+  readonly title: string;
+  /** What to do when it fails. */
+  readonly fix: string;
+  readonly severity: PreflightSeverity;
+  /** The models that need it (empty: the whole stack). */
+  readonly models: readonly string[];
+} & (
+  | { readonly type: 'kubernetes-version'; readonly min: string }
+  | { readonly type: 'crd'; readonly crd: CrdRequirement }
+  | { readonly type: 'gateway-class'; readonly name: string }
+  | { readonly type: 'custom-object'; readonly group: string; readonly version: string; readonly plural: string; readonly namespace: string; readonly name: string }
+  | { readonly type: 'envoy-inference-pool'; readonly namespace: string; readonly configMap: string; readonly key: string }
+  | {
+      readonly type: 'placement';
+      readonly namespace: string;
+      readonly nodeSelector: Readonly<Record<string, string>>;
+      readonly tolerations: readonly Toleration[];
+      /** GPUs one pod requests (0: none or not known from the values). */
+      readonly gpusPerPod: number;
+      readonly replicas: number;
+    }
+  | { readonly type: 'node'; readonly name: string }
+  | { readonly type: 'storage-class'; readonly name: string }
+  | { readonly type: 'namespace'; readonly name: string; readonly slug: string }
+  | { readonly type: 'permission'; readonly verb: 'create'; readonly group: string; readonly resource: string; readonly namespace: string | null }
+  | { readonly type: 'registry-dns'; readonly host: string }
+);
+
+export type PreflightCheckType = PreflightCheck['type'];
+
+type CheckInput = PreflightCheck extends infer C ? (C extends PreflightCheck ? Omit<C, 'models' | 'severity'> & { severity?: PreflightSeverity } : never) : never;
+
+const GATEWAY_API = 'gateway.networking.k8s.io';
+const ISTIO_NETWORKING = 'networking.istio.io';
+const ISTIO_TELEMETRY = 'telemetry.istio.io';
+
+/** CRDs of llm-d models: Gateway API, GAIE (the pool and the objectives its EPP watches), Istio. */
+export const LLMD_CRDS: readonly CrdRequirement[] = [
+  { group: GATEWAY_API, kind: 'Gateway', plural: 'gateways', version: 'v1' },
+  { group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' },
+  ...CLUSTER_REQUIREMENTS.gaieCrds.map((c) => ({ ...c, plural: `${c.kind.toLowerCase()}s` })),
+  { group: ISTIO_NETWORKING, kind: 'DestinationRule', plural: 'destinationrules', version: 'v1' },
+  { group: ISTIO_TELEMETRY, kind: 'Telemetry', plural: 'telemetries', version: 'v1' },
+];
+
+/**
+ * CRDs of KServe models. `scaling` on the LLMInferenceService spec exists from v0.18 on (the
+ * versions of {@link KSERVE_SUPPORTED_VERSIONS}); the pool KServe creates is GAIE's v1.
+ */
+export const KSERVE_CRDS: readonly CrdRequirement[] = [
+  { group: GATEWAY_API, kind: 'Gateway', plural: 'gateways', version: 'v1' },
+  { group: GATEWAY_API, kind: 'GatewayClass', plural: 'gatewayclasses', version: 'v1' },
+  { group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' },
+  { group: 'inference.networking.k8s.io', kind: 'InferencePool', plural: 'inferencepools', version: 'v1' },
+  { group: KSERVE_API.group, kind: 'LLMInferenceService', plural: KSERVE_API.plural, version: KSERVE_API.version, fields: [['spec', 'scaling']] },
+  { group: KSERVE_API.group, kind: 'LLMInferenceServiceConfig', plural: 'llminferenceserviceconfigs', version: KSERVE_API.version },
+];
+
+const crdName = (c: CrdRequirement) => `${c.plural}.${c.group}`;
+
+/**
+ * Every check preflight runs for a plan, in a stable order: cluster, CRDs and classes, per-model
+ * placement and storage, namespaces, permissions, the registry. Checks shared by several models
+ * are listed once with every model that needs them.
+ */
+export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
+  const checks = new Map<string, PreflightCheck>();
+  const add = (model: ModelPlan | null, check: CheckInput) => {
+    const existing = checks.get(check.id);
+    const models = model ? [model.name] : [];
+    if (existing) {
+      if (model && !existing.models.includes(model.name)) checks.set(check.id, { ...existing, models: [...existing.models, model.name] });
+      return;
+    }
+    checks.set(check.id, { severity: 'error', ...check, models } as PreflightCheck);
+  };
+  const models = plan.models;
+  if (models.length === 0) return [];
+
+  add(null, {
+    id: 'kubernetes-version',
+    type: 'kubernetes-version',
+    min: CLUSTER_REQUIREMENTS.kubernetes,
+    title: `Kubernetes ≥ ${CLUSTER_REQUIREMENTS.kubernetes}`,
+    fix: `upgrade the cluster to Kubernetes ${CLUSTER_REQUIREMENTS.kubernetes} or newer (the routing proxy runs as a sidecar init container, restartPolicy: Always)`,
+  });
+
+  for (const model of models) {
+    const crds = model.platform === 'llm-d' ? LLMD_CRDS : KSERVE_CRDS;
+    for (const crd of crds) {
+      const fields = crd.fields?.map((f) => f.join('.')) ?? [];
+      add(model, {
+        id: `crd:${crdName(crd)}`,
+        type: 'crd',
+        crd,
+        title: `CRD ${crdName(crd)} serves ${crd.version}${fields.length ? ` with ${fields.join(', ')}` : ''}`,
+        fix: crdFix(crd, model.platform),
+      });
+    }
+  }
+
+  for (const model of models) {
+    if (model.platform === 'llm-d') {
+      add(model, {
+        id: `gateway-class:${ISTIO_GATEWAY_CLASS}`,
+        type: 'gateway-class',
+        name: ISTIO_GATEWAY_CLASS,
+        title: `GatewayClass ${ISTIO_GATEWAY_CLASS} exists`,
+        fix: `install Istio ≥ ${CLUSTER_REQUIREMENTS.istio} with the Gateway API and the inference extension (ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true); it creates the GatewayClass ${ISTIO_GATEWAY_CLASS}`,
+      });
+    } else {
+      const gateway = plan.kserve?.gateway;
+      if (gateway && !gateway.create) {
+        add(model, {
+          id: `gateway-class:${gateway.className}`,
+          type: 'gateway-class',
+          name: gateway.className,
+          title: `GatewayClass ${gateway.className} exists`,
+          fix: `create the GatewayClass ${gateway.className} (controllerName ${gateway.controllerName}), or set kserve.gateway.create: true to let app-serving create it`,
+        });
+      }
+      add(model, {
+        id: 'envoy-inference-pool',
+        type: 'envoy-inference-pool',
+        namespace: ENVOY_GATEWAY_CONFIG.namespace,
+        configMap: ENVOY_GATEWAY_CONFIG.name,
+        key: ENVOY_GATEWAY_CONFIG.key,
+        title: `Envoy Gateway routes to InferencePools (extensionManager.backendResources in ${ENVOY_GATEWAY_CONFIG.namespace}/${ENVOY_GATEWAY_CONFIG.name})`,
+        fix: "install Envoy Gateway with Envoy AI Gateway's values and its inference-pool addon (docs/deployment-flow.md, KServe step 2), then Envoy AI Gateway",
+      });
+      for (const config of model.wellKnownConfigs) {
+        add(model, {
+          id: `kserve-config:${config}`,
+          type: 'custom-object',
+          group: KSERVE_API.group,
+          version: KSERVE_API.version,
+          plural: 'llminferenceserviceconfigs',
+          namespace: KSERVE_NAMESPACE,
+          name: config,
+          title: `LLMInferenceServiceConfig ${KSERVE_NAMESPACE}/${config} exists`,
+          fix: `install KServe's well-known configs: helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version ${KSERVE_SUPPORTED_VERSIONS.at(-1)} -n ${KSERVE_NAMESPACE} --set kserve.llmisvcConfigs.enabled=true`,
+        });
+      }
+    }
+  }
+
+  for (const model of models) {
+    const selector = Object.entries(model.nodeSelector).map(([k, v]) => `${k}=${v}`).join(',') || '(any node)';
+    const gpusPerPod = gpuRequest(model);
+    const replicas = model.platform === 'llm-d' ? Math.max(model.modelServer.decodeReplicas, 1) : Math.max(model.replicas, 1);
+    add(model, {
+      id: `placement:${model.slug}`,
+      type: 'placement',
+      namespace: model.namespace,
+      nodeSelector: model.nodeSelector,
+      tolerations: model.tolerations,
+      gpusPerPod,
+      replicas,
+      title: `model ${model.name}: a node matches ${selector}, its taints are tolerated${gpusPerPod ? `, ${replicas} × ${gpusPerPod} ${GPU_RESOURCE} allocatable` : ''}`,
+      fix: `label a node ${selector}${gpusPerPod ? ` with ${GPU_RESOURCE} allocatable` : ''}, or change the model's nodeSelector; tolerate the nodes' taints with gpuToleration`,
+    });
+    const storage = model.storage;
+    if (storage?.hostPath) {
+      add(model, {
+        id: `node:${storage.hostPath.node}`,
+        type: 'node',
+        name: storage.hostPath.node,
+        title: `hostPath node ${storage.hostPath.node} exists (PV ${storage.pv})`,
+        fix: `set modelSource.hostpathNode to the name of an existing node (kubectl get nodes)`,
+      });
+    } else if (storage?.storageClass) {
+      add(model, {
+        id: `storage-class:${storage.storageClass}`,
+        type: 'storage-class',
+        name: storage.storageClass,
+        title: `StorageClass ${storage.storageClass} exists (PVC ${storage.pvc})`,
+        fix: `set modelSource.storageClass to an existing StorageClass (kubectl get storageclass), or create ${storage.storageClass}`,
+      });
+    }
+  }
+
+  for (const model of models) {
+    add(model, {
+      id: `namespace:${model.namespace}`,
+      type: 'namespace',
+      name: model.namespace,
+      slug: model.slug,
+      title: `namespace ${model.namespace} is free or app-serving's (label ${MODEL_LABEL})`,
+      fix: `the namespace exists without the label ${MODEL_LABEL}: another owner manages it; set the model's nameSpace to another one, or label it ${MODEL_LABEL}=${model.slug} if app-serving may own it`,
+    });
+  }
+
+  for (const model of models) {
+    for (const [group, resource, scope] of createdKinds(plan, model)) {
+      const namespace = scope === 'cluster' ? null : scope;
+      const where = namespace ? ` in namespace ${namespace}` : ' (cluster-wide)';
+      const gr = group ? `${resource}.${group}` : resource;
+      add(model, {
+        id: `permission:create:${gr}:${namespace ?? ''}`,
+        type: 'permission',
+        verb: 'create',
+        group,
+        resource,
+        namespace,
+        title: `may create ${gr}${where}`,
+        fix: `grant the deploying identity "create" (and get, list, update, patch, delete) on ${gr}${where}`,
+      });
+    }
+  }
+
+  if (plan.harbor) {
+    add(null, {
+      id: `registry-dns:${plan.harbor.hostname}`,
+      type: 'registry-dns',
+      host: plan.harbor.hostname,
+      severity: 'warning',
+      title: `Harbor ${plan.harbor.hostname} resolves from here`,
+      fix: `check harborHostname; this is a warning only: the cluster's nodes may resolve it with another DNS`,
+    });
+  }
+  return [...checks.values()];
+}
+
+function crdFix(crd: CrdRequirement, platform: ModelPlan['platform']): string {
+  switch (crd.group) {
+    case GATEWAY_API:
+      return 'install the Gateway API CRDs v1.4 (standard channel or later)';
+    case ISTIO_NETWORKING:
+    case ISTIO_TELEMETRY:
+      return `install Istio ≥ ${CLUSTER_REQUIREMENTS.istio} (its base chart installs ${crd.kind})`;
+    case KSERVE_API.group:
+      return `install KServe ${KSERVE_SUPPORTED_VERSIONS.join(' or ')} (kserve-llmisvc-crd chart)${crd.fields ? `: older versions lack ${crd.fields.map((f) => f.join('.')).join(', ')}` : ''}`;
+    default:
+      return platform === 'kserve'
+        ? 'install the GAIE v1.2 CRDs (the KServe chart installs the InferencePool CRDs)'
+        : `install the Gateway API Inference Extension v1.2 CRDs (${crd.kind} ${crd.group}/${crd.version})`;
+  }
+}
+
+/** GPUs one model-server pod asks for, from the values' container resources (0 when none is set there). */
+export function gpuRequest(model: ModelPlan): number {
+  const containers: unknown[] =
+    model.platform === 'llm-d'
+      ? [getPath(model.values.modelService, ['decode', 'containers'])].flat()
+      : [getPath(model.spec, ['template', 'containers'])].flat();
+  let total = 0;
+  for (const container of containers) {
+    if (!isValuesMap(container)) continue;
+    const resources = container.resources as Values | undefined;
+    const value = getPath(resources, ['limits', GPU_RESOURCE]) ?? getPath(resources, ['requests', GPU_RESOURCE]);
+    const count = Number(value);
+    if (Number.isFinite(count) && count > 0) total += count;
+  }
+  return total;
+}
+
+/** `[group, resource, namespace | 'cluster']` of every kind app-serving (and its charts) create for a model. */
+function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, string, string]> {
+  const ns = model.namespace;
+  const kinds: Array<[string, string, string]> = [['', 'namespaces', 'cluster']];
+  if (model.pullSecret || (model.platform === 'kserve' && model.hfTokenSecret)) kinds.push(['', 'secrets', ns]);
+  if (model.storage) {
+    kinds.push(['', 'persistentvolumeclaims', ns], ['batch', 'jobs', ns]);
+    if (model.storage.pv) kinds.push(['', 'persistentvolumes', 'cluster']);
+  }
+  if (model.platform === 'llm-d') {
+    kinds.push(
+      ['', 'services', ns],
+      ['', 'serviceaccounts', ns],
+      ['', 'configmaps', ns],
+      ['apps', 'deployments', ns],
+      ['rbac.authorization.k8s.io', 'roles', ns],
+      ['rbac.authorization.k8s.io', 'rolebindings', ns],
+      [GATEWAY_API, 'gateways', ns],
+      ['inference.networking.k8s.io', 'inferencepools', ns],
+      [ISTIO_NETWORKING, 'destinationrules', ns],
+    );
+    if (model.httpRoute) kinds.push([GATEWAY_API, 'httproutes', ns]);
+    if (model.gateway.accessLogging) kinds.push([ISTIO_TELEMETRY, 'telemetries', ns]);
+  } else {
+    kinds.push(['', 'serviceaccounts', ns], [KSERVE_API.group, KSERVE_API.plural, ns], [KSERVE_API.group, 'llminferenceserviceconfigs', ns]);
+    const gateway = plan.kserve?.gateway;
+    if (gateway?.create) kinds.push([GATEWAY_API, 'gatewayclasses', 'cluster'], [GATEWAY_API, 'gateways', gateway.namespace]);
+  }
+  return kinds;
+}

@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { loadStackFile, planDeployment, type DeploymentPlan } from '@app-serving/core';
+import { describe, expect, it } from 'vitest';
+import { formatPreflight, formatPreflightJunit } from './preflight-format.ts';
+import { runPreflight, tolerates, type NodeInfo, type PreflightReader } from './preflight.ts';
+
+const APP = join(import.meta.dirname, '..', '..', '..', 'apps', 'app-serving');
+const planOf = (file: string): DeploymentPlan => planDeployment(loadStackFile(join(APP, file), file, { checkRules: false }), join(APP, '..', '..', 'models'));
+
+/** A reader that answers like a cluster prepared for the KServe example, with overrides. */
+function reader(over: { version?: string; nodes?: NodeInfo[]; version$?: (signal: AbortSignal) => Promise<string> } = {}): PreflightReader {
+  const gpuNode: NodeInfo = { name: 'gpu-1', labels: { 'nvidia.com/gpu.present': 'true' }, taints: [], unschedulable: false, gpus: 1 };
+  return {
+    version: over.version$ ?? (async () => over.version ?? 'v1.31.2'),
+    async get(ref) {
+      if (ref.plural === 'customresourcedefinitions') {
+        return { spec: { versions: [{ name: ref.name.startsWith('inferencepools.') ? 'v1' : ref.name.includes('kserve') ? 'v1alpha1' : 'v1', served: true, schema: { openAPIV3Schema: { properties: { spec: { properties: { scaling: {} } } } } } }] } };
+      }
+      if (ref.plural === 'configmaps') return { data: { 'envoy-gateway.yaml': 'extensionManager:\n  backendResources:\n  - {group: inference.networking.k8s.io, kind: InferencePool, version: v1}\n' } };
+      if (ref.plural === 'namespaces') return null;
+      return { metadata: { name: ref.name } };
+    },
+    listNodes: async () => over.nodes ?? [gpuNode],
+    canI: async () => ({ allowed: true, reason: null }),
+  };
+}
+const fails = (result: Awaited<ReturnType<typeof runPreflight>>) => result.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id}: ${c.message}`);
+
+describe('runPreflight (a stand-in reader)', () => {
+  const plan = planOf('Pulumi.kserve.yaml');
+
+  it('passes on a prepared cluster', async () => {
+    const result = await runPreflight(plan, { reader: reader() });
+    expect(fails(result)).toEqual([]);
+    expect(result.ok).toBe(true);
+    expect(result.schemaVersion).toBe(1);
+  });
+
+  it('Kubernetes older than 1.29 fails the version check', async () => {
+    expect(fails(await runPreflight(plan, { reader: reader({ version: 'v1.28.9+rke2r1' }) }))).toEqual(['kubernetes-version: Kubernetes v1.28.9+rke2r1 is older than 1.29']);
+    expect(fails(await runPreflight(plan, { reader: reader({ version: 'v1.29.0-gke.1' }) }))).toEqual([]);
+  });
+
+  it('GPU capacity: the matching nodes must hold replicas × GPUs per pod', async () => {
+    const nodes = [{ name: 'gpu-1', labels: { 'nvidia.com/gpu.present': 'true' }, taints: [], unschedulable: false, gpus: 0 }];
+    expect(fails(await runPreflight(plan, { reader: reader({ nodes }) }))).toEqual([
+      "placement:qwen25-05b: 1 pod × 1 nvidia.com/gpu do not fit the matching nodes' allocatable nvidia.com/gpu (gpu-1: 0)",
+    ]);
+  });
+
+  it('a cordoned node cannot take the model', async () => {
+    const nodes = [{ name: 'gpu-1', labels: { 'nvidia.com/gpu.present': 'true' }, taints: [], unschedulable: true, gpus: 1 }];
+    expect(fails(await runPreflight(plan, { reader: reader({ nodes }) }))).toEqual(['placement:qwen25-05b: 1 node matches nvidia.com/gpu.present=true, none can take the model: on gpu-1, it is cordoned (unschedulable)']);
+  });
+
+  it('a silent API server: the version check times out, the rest are skipped, within the per-check timeout', async () => {
+    const started = performance.now();
+    const result = await runPreflight(plan, { reader: reader({ version$: () => new Promise(() => undefined) }), timeoutMs: 200 });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(result.checks[0]).toMatchObject({ status: 'fail', message: 'no answer within 200 ms (per-check timeout): the API server is slow or unreachable' });
+    expect(result.checks.slice(1).every((c) => c.status === 'skip')).toBe(true);
+    expect(result.ok).toBe(false);
+  });
+
+  it('the run deadline stops checks that hang after the version answered', async () => {
+    const slow = reader();
+    const result = await runPreflight(plan, { reader: { ...slow, get: () => new Promise(() => undefined) }, timeoutMs: 60_000, deadlineMs: 300 });
+    const crd = result.checks.find((c) => c.type === 'crd')!;
+    expect(crd).toMatchObject({ status: 'fail', message: "the run's deadline (300 ms) passed" });
+  });
+
+  it('formats one line per check with the fix, and JUnit with one case per check', async () => {
+    const result = await runPreflight(plan, { reader: reader({ version: 'v1.27.0' }) });
+    const text = formatPreflight(result);
+    expect(text).toContain('FAIL  Kubernetes ≥ 1.29: Kubernetes v1.27.0 is older than 1.29\n      fix: upgrade the cluster to Kubernetes 1.29 or newer');
+    expect(text).toMatch(/\nNOT READY: \d+ passed, 1 failed, 0 warnings, 0 skipped in /);
+    const junit = formatPreflightJunit(result);
+    expect(junit.match(/<testcase /g)).toHaveLength(result.checks.length);
+    expect(junit).toContain('<failure message="Kubernetes v1.27.0 is older than 1.29" type="kubernetes-version">');
+  });
+});
+
+describe('tolerates (Kubernetes toleration rules)', () => {
+  const taint = { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' };
+  it.each([
+    [{ key: 'nvidia.com/gpu', operator: 'Exists' as const }, true],
+    [{ key: 'nvidia.com/gpu', operator: 'Exists' as const, effect: 'NoSchedule' as const }, true],
+    [{ key: 'nvidia.com/gpu', operator: 'Exists' as const, effect: 'NoExecute' as const }, false],
+    [{ operator: 'Exists' as const }, true],
+    [{ key: 'nvidia.com/gpu', operator: 'Equal' as const, value: 'present' }, true],
+    [{ key: 'nvidia.com/gpu', operator: 'Equal' as const, value: 'absent' }, false],
+    [{ key: 'nvidia.com/gpu', value: 'present' }, true],
+    [{ key: 'other', operator: 'Exists' as const }, false],
+  ])('%j → %s', (toleration, expected) => {
+    expect(tolerates(toleration, taint)).toBe(expected);
+  });
+});

@@ -1,0 +1,410 @@
+import { lookup } from 'node:dns/promises';
+import { parse as parseYaml } from 'yaml';
+import { preflightChecks, GPU_RESOURCE, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
+import { DeadlineError, abortKind, checkSignal, formatMs } from './clock.ts';
+import { KubeError, kubeErrorOf, signalOptions } from './cluster.ts';
+import { MAX_DURATION_MS } from './duration.ts';
+import { VerifyError } from './errors.ts';
+import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.ts';
+
+/**
+ * What preflight reads from the API server, and nothing more: get/list and SelfSubjectAccessReview
+ * (which the API server evaluates and never stores). Each call takes an AbortSignal; `get` of a
+ * missing object resolves null; any other failure throws a {@link KubeError}.
+ */
+export interface PreflightReader {
+  /** `GET /version`: `v1.34.1`. */
+  version(signal: AbortSignal): Promise<string>;
+  /** `get` a cluster-scoped object (`group` '' for the core group). */
+  get(ref: { group: string; version: string; plural: string; name: string; namespace?: string }, signal: AbortSignal): Promise<Record<string, any> | null>;
+  /** `list nodes`. */
+  listNodes(signal: AbortSignal): Promise<NodeInfo[]>;
+  /** SelfSubjectAccessReview: may the current identity do `verb` on the resource? */
+  canI(attributes: { verb: string; group: string; resource: string; namespace: string | null }, signal: AbortSignal): Promise<{ allowed: boolean; reason: string | null }>;
+}
+
+/** A node, reduced to what placement needs. */
+export interface NodeInfo {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: readonly { readonly key: string; readonly value?: string; readonly effect: string }[];
+  readonly unschedulable: boolean;
+  readonly gpus: number;
+}
+
+/** The status of one check: `warn` is a failed check of severity `warning` (it does not fail the run). */
+export type PreflightStatus = 'pass' | 'fail' | 'warn' | 'skip';
+
+export interface PreflightCheckResult {
+  readonly id: string;
+  readonly type: PreflightCheck['type'];
+  readonly title: string;
+  readonly status: PreflightStatus;
+  readonly severity: PreflightSeverity;
+  readonly models: readonly string[];
+  /** What was found. */
+  readonly message: string;
+  /** What to do, when the check did not pass; else null. */
+  readonly fix: string | null;
+  readonly durationMs: number;
+}
+
+/** The `--json` document of `app-serving preflight` (docs/cli.md). */
+export interface PreflightResult {
+  readonly schemaVersion: 1;
+  readonly ok: boolean;
+  readonly stack: string;
+  readonly target: { readonly source: string; readonly context: string | null; readonly server: string | null };
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly counts: Readonly<Record<PreflightStatus, number>>;
+  readonly checks: readonly PreflightCheckResult[];
+}
+
+export const PREFLIGHT_SCHEMA_VERSION = 1;
+
+export interface PreflightOptions extends Omit<KubeconfigOptions, 'stackKubeconfig'> {
+  /** A reader to use instead of loading a kubeconfig (tests). */
+  readonly reader?: PreflightReader;
+  /** Per-check time limit, ms. @default 10000 */
+  readonly timeoutMs?: number;
+  /** Whole-run deadline, ms. @default 60000 */
+  readonly deadlineMs?: number;
+  /** Checks running at once. @default 8 */
+  readonly concurrency?: number;
+  readonly signal?: AbortSignal;
+  /** Resolves a hostname (the Harbor check); default: the system resolver. */
+  readonly resolveHost?: (host: string, signal: AbortSignal) => Promise<void>;
+  /** Each finished check, as it finishes. */
+  readonly onCheck?: (result: PreflightCheckResult) => void;
+}
+
+export const DEFAULT_PREFLIGHT_TIMEOUT_MS = 10_000;
+export const DEFAULT_PREFLIGHT_DEADLINE_MS = 60_000;
+
+type Outcome = { status: 'pass' | 'fail'; message: string };
+
+/**
+ * Runs every check of {@link preflightChecks} for `plan` against the cluster, read-only, in bounded
+ * time. The Kubernetes version is read first: when the API server cannot be reached (refused, timed
+ * out, credentials rejected), every other check is skipped with that reason. Check failures are
+ * results, never exceptions; a bad kubeconfig or option throws a {@link VerifyError}.
+ */
+export async function runPreflight(plan: DeploymentPlan, options: PreflightOptions = {}): Promise<PreflightResult> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PREFLIGHT_TIMEOUT_MS;
+  const deadlineMs = options.deadlineMs ?? DEFAULT_PREFLIGHT_DEADLINE_MS;
+  for (const [name, value] of [['timeoutMs', timeoutMs], ['deadlineMs', deadlineMs]] as const) {
+    if (!(value > 0 && value <= MAX_DURATION_MS)) throw new VerifyError('invalid-option', `${name} must be between 1 ms and ${MAX_DURATION_MS} ms`);
+  }
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  let target: PreflightResult['target'] = { source: 'reader', context: null, server: null };
+  let reader = options.reader;
+  if (!reader) {
+    const resolved = await loadKubeconfig({ ...options, stackKubeconfig: plan.kubeconfig });
+    target = { source: resolved.source, context: resolved.context, server: resolved.kubeConfig.getCurrentCluster()?.server ?? null };
+    reader = await createPreflightReader(resolved.kubeConfig);
+  }
+
+  const run = new AbortController();
+  const deadline = setTimeout(() => run.abort(new DeadlineError(deadlineMs)), deadlineMs);
+  deadline.unref?.();
+  const onAbort = () => run.abort(options.signal!.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  const checks = preflightChecks(plan);
+  const results = new Array<PreflightCheckResult>(checks.length);
+  const finish = (index: number, result: PreflightCheckResult) => {
+    results[index] = result;
+    options.onCheck?.(result);
+  };
+  const ctx = new Context(reader, options.resolveHost ?? defaultResolve);
+  try {
+    // The version first: it tells whether the API server answers at all.
+    const versionIndex = checks.findIndex((c) => c.type === 'kubernetes-version');
+    let unreachable: string | null = null;
+    if (versionIndex >= 0) {
+      const result = await runOne(checks[versionIndex]!, ctx, timeoutMs, run.signal);
+      finish(versionIndex, result);
+      if (result.status === 'fail' && ctx.unreachable) unreachable = result.message;
+    }
+    const queue = checks.map((c, i) => [c, i] as const).filter(([, i]) => i !== versionIndex);
+    if (unreachable) {
+      for (const [check, index] of queue) finish(index, skip(check, `not run: ${unreachable}`));
+    } else {
+      const workers = Array.from({ length: Math.max(1, options.concurrency ?? 8) }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const [check, index] = next;
+          finish(index, run.signal.aborted ? skip(check, `not run: ${(run.signal.reason as Error)?.message ?? 'cancelled'}`) : await runOne(check, ctx, timeoutMs, run.signal));
+        }
+      });
+      await Promise.all(workers);
+    }
+  } finally {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  const counts = { pass: 0, fail: 0, warn: 0, skip: 0 };
+  for (const r of results) counts[r.status] += 1;
+  return {
+    schemaVersion: PREFLIGHT_SCHEMA_VERSION,
+    ok: counts.fail === 0 && counts.skip === 0,
+    stack: plan.stack,
+    target,
+    startedAt,
+    durationMs: Math.round(performance.now() - started),
+    counts,
+    checks: results,
+  };
+}
+
+function skip(check: PreflightCheck, message: string): PreflightCheckResult {
+  return { id: check.id, type: check.type, title: check.title, status: 'skip', severity: check.severity, models: check.models, message, fix: null, durationMs: 0 };
+}
+
+async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, parent: AbortSignal): Promise<PreflightCheckResult> {
+  const started = performance.now();
+  const signal = checkSignal(timeoutMs, parent);
+  let outcome: Outcome;
+  try {
+    outcome = await Promise.race([evaluate(check, ctx, signal), aborted(signal)]);
+  } catch (error) {
+    const kind = abortKind(signal);
+    let message: string;
+    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): the API server is slow or unreachable`;
+    else if (kind === 'deadline') message = (signal.reason as Error).message;
+    else if (error instanceof KubeError) message = error.message;
+    else if (kind === 'aborted') message = `cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`;
+    else message = `internal error: ${error instanceof Error ? error.message : String(error)} (a bug in @app-serving/k8s-verify: please report it)`;
+    if (kind === 'timeout' || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
+    outcome = { status: 'fail', message };
+  }
+  const failed = outcome.status === 'fail';
+  return {
+    id: check.id,
+    type: check.type,
+    title: check.title,
+    status: failed ? (check.severity === 'warning' ? 'warn' : 'fail') : 'pass',
+    severity: check.severity,
+    models: check.models,
+    message: outcome.message,
+    fix: failed ? check.fix : null,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+class Context {
+  unreachable = false;
+  private nodes: Promise<NodeInfo[]> | null = null;
+  constructor(
+    readonly reader: PreflightReader,
+    readonly resolveHost: (host: string, signal: AbortSignal) => Promise<void>,
+  ) {}
+  listNodes(signal: AbortSignal): Promise<NodeInfo[]> {
+    // One list for every placement check of the run; a failed list is not cached.
+    this.nodes ??= this.reader.listNodes(signal).catch((error) => {
+      this.nodes = null;
+      throw error;
+    });
+    return this.nodes;
+  }
+}
+
+const pass = (message: string): Outcome => ({ status: 'pass', message });
+const fail = (message: string): Outcome => ({ status: 'fail', message });
+
+async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal): Promise<Outcome> {
+  const { reader } = ctx;
+  switch (check.type) {
+    case 'kubernetes-version': {
+      const version = await reader.version(signal);
+      const have = minorOf(version);
+      const want = minorOf(check.min);
+      if (!have || !want) return fail(`cannot read the version from ${JSON.stringify(version)}`);
+      return have[0] > want[0] || (have[0] === want[0] && have[1] >= want[1]) ? pass(`Kubernetes ${version}`) : fail(`Kubernetes ${version} is older than ${check.min}`);
+    }
+    case 'crd': {
+      const { crd } = check;
+      const name = `${crd.plural}.${crd.group}`;
+      const object = await reader.get({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name }, signal);
+      if (!object) return fail(`CRD ${name} is not installed`);
+      const versions: any[] = object.spec?.versions ?? [];
+      const version = versions.find((v) => v.name === crd.version);
+      const served = versions.filter((v) => v.served).map((v) => v.name);
+      if (!version?.served) return fail(`CRD ${name} does not serve ${crd.version} (it serves ${served.join(', ') || 'nothing'})`);
+      for (const field of crd.fields ?? []) {
+        let schema = version.schema?.openAPIV3Schema;
+        for (const key of field) schema = schema?.properties?.[key];
+        if (!schema) return fail(`CRD ${name} ${crd.version} has no field ${field.join('.')}: the installed version is too old`);
+      }
+      return pass(`CRD ${name} serves ${served.join(', ')}`);
+    }
+    case 'gateway-class': {
+      const object = await reader.get({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'gatewayclasses', name: check.name }, signal);
+      if (!object) return fail(`GatewayClass ${check.name} does not exist`);
+      return pass(`GatewayClass ${check.name} (controller ${object.spec?.controllerName ?? 'unknown'})`);
+    }
+    case 'custom-object': {
+      const object = await reader.get({ group: check.group, version: check.version, plural: check.plural, name: check.name, namespace: check.namespace }, signal);
+      return object ? pass(`${check.namespace}/${check.name} exists`) : fail(`${check.plural}.${check.group} ${check.namespace}/${check.name} does not exist`);
+    }
+    case 'envoy-inference-pool': {
+      const object = await reader.get({ group: '', version: 'v1', plural: 'configmaps', name: check.configMap, namespace: check.namespace }, signal);
+      if (!object) return fail(`ConfigMap ${check.namespace}/${check.configMap} does not exist: Envoy Gateway is not installed there`);
+      let config: any;
+      try {
+        config = parseYaml(String(object.data?.[check.key] ?? ''));
+      } catch {
+        return fail(`ConfigMap ${check.namespace}/${check.configMap}: ${check.key} is not YAML`);
+      }
+      const resources: any[] = config?.extensionManager?.backendResources ?? [];
+      const pool = resources.some((r) => r?.kind === 'InferencePool' && r?.group === 'inference.networking.k8s.io');
+      return pool ? pass('Envoy Gateway lists InferencePool among its extension backend resources') : fail('Envoy Gateway does not list InferencePool (inference.networking.k8s.io) under extensionManager.backendResources: it will refuse routes to the pool');
+    }
+    case 'placement':
+      return placement(check, await ctx.listNodes(signal));
+    case 'node': {
+      const node = await reader.get({ group: '', version: 'v1', plural: 'nodes', name: check.name }, signal);
+      return node ? pass(`node ${check.name} exists`) : fail(`node ${check.name} does not exist`);
+    }
+    case 'storage-class': {
+      const object = await reader.get({ group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', name: check.name }, signal);
+      return object ? pass(`StorageClass ${check.name} (provisioner ${object.provisioner ?? 'unknown'})`) : fail(`StorageClass ${check.name} does not exist`);
+    }
+    case 'namespace': {
+      const object = await reader.get({ group: '', version: 'v1', plural: 'namespaces', name: check.name }, signal);
+      if (!object) return pass(`namespace ${check.name} does not exist yet: app-serving creates it`);
+      const label = object.metadata?.labels?.[MODEL_LABEL];
+      return label ? pass(`namespace ${check.name} is app-serving's (${MODEL_LABEL}=${label})`) : fail(`namespace ${check.name} exists and has no label ${MODEL_LABEL}: another owner manages it`);
+    }
+    case 'permission': {
+      const { allowed, reason } = await reader.canI({ verb: check.verb, group: check.group, resource: check.resource, namespace: check.namespace }, signal);
+      const what = `${check.verb} ${check.group ? `${check.resource}.${check.group}` : check.resource}${check.namespace ? ` in namespace ${check.namespace}` : ''}`;
+      return allowed ? pass(`allowed: ${what}`) : fail(`denied: ${what}${reason ? ` (${reason})` : ''}`);
+    }
+    case 'registry-dns':
+      try {
+        await ctx.resolveHost(check.host, signal);
+        return pass(`${check.host} resolves`);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const code = (error as { code?: unknown })?.code;
+        return fail(`${check.host} does not resolve from here (${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)})`);
+      }
+  }
+}
+
+function minorOf(version: string): [number, number] | null {
+  const match = /^v?(\d+)\.(\d+)/.exec(version);
+  return match ? [Number(match[1]), Number(match[2])] : null;
+}
+
+/** Does `toleration` tolerate `taint` (Kubernetes' rules: key, operator Equal/Exists, effect)? */
+export function tolerates(toleration: Toleration, taint: { key: string; value?: string; effect: string }): boolean {
+  if (toleration.effect && toleration.effect !== taint.effect) return false;
+  if (toleration.operator === 'Exists') return !toleration.key || toleration.key === taint.key;
+  return toleration.key === taint.key && (toleration.value ?? '') === (taint.value ?? '');
+}
+
+function placement(check: Extract<PreflightCheck, { type: 'placement' }>, nodes: readonly NodeInfo[]): Outcome {
+  const selector = Object.entries(check.nodeSelector);
+  const show = selector.map(([k, v]) => `${k}=${v}`).join(',') || '(any)';
+  const matching = nodes.filter((n) => selector.every(([k, v]) => n.labels[k] === v));
+  if (matching.length === 0) return fail(`no node has the labels ${show} (${nodes.length} node${nodes.length === 1 ? '' : 's'} in the cluster)`);
+  const blocking = (n: NodeInfo) => n.taints.filter((t) => (t.effect === 'NoSchedule' || t.effect === 'NoExecute') && !check.tolerations.some((tol) => tolerates(tol, t)));
+  const usable = matching.filter((n) => !n.unschedulable && blocking(n).length === 0);
+  if (usable.length === 0) {
+    const first = matching.find((n) => !n.unschedulable) ?? matching[0]!;
+    const taint = blocking(first)[0];
+    const why = taint ? `taint ${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect} is not tolerated by the stack's tolerations` : 'it is cordoned (unschedulable)';
+    return fail(`${matching.length} node${matching.length === 1 ? ' matches' : 's match'} ${show}, none can take the model: on ${first.name}, ${why}`);
+  }
+  if (check.gpusPerPod > 0) {
+    const slots = usable.reduce((n, node) => n + Math.floor(node.gpus / check.gpusPerPod), 0);
+    if (slots < check.replicas) {
+      const have = usable.map((n) => `${n.name}: ${n.gpus}`).join(', ');
+      return fail(`${check.replicas} pod${check.replicas === 1 ? '' : 's'} × ${check.gpusPerPod} ${GPU_RESOURCE} do not fit the matching nodes' allocatable ${GPU_RESOURCE} (${have})`);
+    }
+  }
+  return pass(`${usable.length} node${usable.length === 1 ? '' : 's'} can take the model (${usable.map((n) => n.name).slice(0, 5).join(', ')}${usable.length > 5 ? ', …' : ''})`);
+}
+
+async function defaultResolve(host: string, signal: AbortSignal): Promise<void> {
+  await Promise.race([lookup(host), aborted(signal)]);
+}
+
+/** A {@link PreflightReader} over `@kubernetes/client-node`. */
+export async function createPreflightReader(kubeConfig: import('@kubernetes/client-node').KubeConfig): Promise<PreflightReader> {
+  const k8s = await import('@kubernetes/client-node');
+  const versionApi = kubeConfig.makeApiClient(k8s.VersionApi);
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  const authz = kubeConfig.makeApiClient(k8s.AuthorizationV1Api);
+  const opts = (signal: AbortSignal) => signalOptions(k8s, signal);
+  return {
+    async version(signal) {
+      try {
+        return (await versionApi.getCode({}, opts(signal))).gitVersion;
+      } catch (error) {
+        throw kubeErrorOf(error, 'get', '/version', '', signal);
+      }
+    },
+    async get(ref, signal) {
+      const resource = ref.group ? `${ref.plural}.${ref.group}` : ref.plural;
+      const o = opts(signal);
+      try {
+        let object: unknown;
+        if (ref.group) {
+          object = ref.namespace
+            ? await custom.getNamespacedCustomObject({ group: ref.group, version: ref.version, namespace: ref.namespace, plural: ref.plural, name: ref.name }, o)
+            : await custom.getClusterCustomObject({ group: ref.group, version: ref.version, plural: ref.plural, name: ref.name }, o);
+        } else if (ref.plural === 'nodes') object = await core.readNode({ name: ref.name }, o);
+        else if (ref.plural === 'namespaces') object = await core.readNamespace({ name: ref.name }, o);
+        else if (ref.plural === 'configmaps' && ref.namespace) object = await core.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }, o);
+        else throw new Error(`cannot read ${resource}`);
+        return object as Record<string, any>;
+      } catch (error) {
+        if ((error as { code?: unknown })?.code === 404 && !signal.aborted) return null;
+        throw kubeErrorOf(error, 'get', resource, ref.namespace ?? '', signal);
+      }
+    },
+    async listNodes(signal) {
+      try {
+        const list = await core.listNode({}, opts(signal));
+        return list.items.map((n) => ({
+          name: n.metadata?.name ?? '',
+          labels: n.metadata?.labels ?? {},
+          taints: (n.spec?.taints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined && { value: t.value }), effect: t.effect })),
+          unschedulable: n.spec?.unschedulable === true,
+          gpus: Number(n.status?.allocatable?.[GPU_RESOURCE] ?? 0) || 0,
+        }));
+      } catch (error) {
+        throw kubeErrorOf(error, 'list', 'nodes', '', signal);
+      }
+    },
+    async canI(attributes, signal) {
+      try {
+        const review = await authz.createSelfSubjectAccessReview(
+          {
+            body: {
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: { resourceAttributes: { verb: attributes.verb, group: attributes.group, resource: attributes.resource, ...(attributes.namespace && { namespace: attributes.namespace }) } },
+            },
+          },
+          opts(signal),
+        );
+        return { allowed: review.status?.allowed === true, reason: review.status?.reason || null };
+      } catch (error) {
+        throw kubeErrorOf(error, 'create', 'selfsubjectaccessreviews.authorization.k8s.io', '', signal);
+      }
+    },
+  };
+}
