@@ -1,52 +1,121 @@
 #!/usr/bin/env node
 // Cold-start benchmark of the built CLI (not a test: timings depend on the machine).
-// Usage: npm run build && node packages/cli/scripts/bench.mjs [runs]
-// Prints the median wall time of each command over `runs` runs (default 9) and its ratio to
-// `node -e ''` on the same machine, for the example stack and a generated 50-model stack; then
-// the time of `render --json` (Pulumi's mocks, whole process) for 1, 10 and 100 models.
+// Usage: npm run build && node packages/cli/scripts/bench.mjs [runs] [--no-render]
+//
+// Whole-process wall time of each command over `runs` rounds (default 7). Every round runs
+// `node -e ''` and then each command once, so that a busy machine slows a command and the
+// baseline of its round alike; each command's ratio is taken to the baseline of its own round, and
+// the min/median/max of those ratios are printed with the median time, and (with GNU time) the
+// median CPU time and its ratio to node's, steadier than wall time on a busy machine. Stacks:
+//   - the example stack (apps/app-serving/Pulumi.example.yaml, 2 models);
+//   - the light generated stack (50 models, half embedders, minimal values files);
+//   - the heavy generated stack (1, 10, 50 and 500 generative models with values files of the
+//     usual shape), with the cost per model between 10 and 500 models to show it is linear.
+// Goals (issue 16): validate and plan --json of 50 models ≤ 2.5×, of 500 models ≤ 8×.
+// Then `render --json` (Pulumi's mocks, whole process) of 1, 10 and 100 heavy models, min/median/max
+// (skip it with --no-render).
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatedStack } from './generated-stack.mjs';
 
-const runs = Number(process.argv[2] ?? 9);
+const args = process.argv.slice(2);
+const runs = Number(args.find((a) => /^\d+$/.test(a)) ?? 7);
+const withRender = !args.includes('--no-render');
 const cliDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const repo = join(cliDir, '..', '..');
 const bin = join(cliDir, 'bin', 'app-serving.js');
 
-const big = generatedStack(50);
+// CPU time (user + system, 10 ms resolution) of each run too, through GNU time where there is one:
+// on a machine shared with other work, wall time measures the neighbours as much as the command.
+const gnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true']).status === 0;
 
-function median(args, cwd, count = runs) {
-  const times = [];
-  for (let i = 0; i < count; i += 1) {
-    const start = process.hrtime.bigint();
-    const result = spawnSync(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-    if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+/** Runs `node …argv` once: wall time in ms, and CPU time in ms (NaN without GNU time). */
+function time(argv, cwd) {
+  const start = process.hrtime.bigint();
+  const result = gnuTime
+    ? spawnSync('/usr/bin/time', ['-f', 'cpu %U %S', process.execPath, ...argv], { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 28 })
+    : spawnSync(process.execPath, argv, { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 28 });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
+  const used = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(result.stderr);
+  return { ms, cpu: used ? (Number(used[1]) + Number(used[2])) * 1000 : Number.NaN };
 }
 
-const baseline = median(['-e', ''], repo);
-const rows = [
-  ['node -e ""', baseline],
-  ['app-serving --help', median([bin, '--help'], repo)],
-  ['validate (example, 2 models)', median([bin, 'validate'], repo)],
-  ['plan (example, 2 models)', median([bin, 'plan'], repo)],
-  ['validate (50 models)', median([bin, 'validate', '--stack', 'Pulumi.big.yaml'], big)],
-  ['plan --json (50 models)', median([bin, 'plan', '--json', '--stack', 'Pulumi.big.yaml'], big)],
-];
-rmSync(big, { recursive: true, force: true });
-console.log(`median of ${runs} runs, node ${process.version}`);
-for (const [name, ms] of rows) console.log(`${name.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / baseline).toFixed(2)}×`);
+const sorted = (values) => [...values].sort((a, b) => a - b);
+const median = (values) => sorted(values)[Math.floor(values.length / 2)];
+const spread = (values, digits) => {
+  const s = sorted(values);
+  return `${s[0].toFixed(digits)} / ${median(s).toFixed(digits)} / ${s[s.length - 1].toFixed(digits)}`;
+};
 
-const renderRuns = Math.max(1, Math.min(runs, 3));
-console.log(`\nrender --json, whole process (median of ${renderRuns})`);
-for (const count of [1, 10, 100]) {
-  const dir = generatedStack(count);
-  const ms = median([bin, 'render', '--json', '--stack', 'Pulumi.big.yaml'], dir, renderRuns);
-  rmSync(dir, { recursive: true, force: true });
-  console.log(`${`${count} model${count === 1 ? '' : 's'}`.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms`);
+const stacks = {
+  light50: generatedStack(50),
+  heavy1: generatedStack(1, { shape: 'heavy' }),
+  heavy10: generatedStack(10, { shape: 'heavy' }),
+  heavy50: generatedStack(50, { shape: 'heavy' }),
+  heavy500: generatedStack(500, { shape: 'heavy' }),
+};
+const big = ['--stack', 'Pulumi.big.yaml'];
+const commands = [
+  ['app-serving --help', [bin, '--help'], repo],
+  ['validate (example, 2 models)', [bin, 'validate'], repo],
+  ['plan (example, 2 models)', [bin, 'plan'], repo],
+  ['validate (light, 50)', [bin, 'validate', ...big], stacks.light50],
+  ['plan --json (light, 50)', [bin, 'plan', '--json', ...big], stacks.light50],
+  ...[1, 10, 50, 500].flatMap((count) => [
+    [`validate (heavy, ${count})`, [bin, 'validate', ...big], stacks[`heavy${count}`]],
+    [`plan --json (heavy, ${count})`, [bin, 'plan', '--json', ...big], stacks[`heavy${count}`]],
+  ]),
+];
+
+try {
+  const load = loadavg()[0].toFixed(2);
+  const baseline = [];
+  const baselineCpu = [];
+  const times = commands.map(() => []);
+  const cpu = commands.map(() => []);
+  const ratios = commands.map(() => []);
+  for (let round = 0; round < runs; round += 1) {
+    const base = time(['-e', ''], repo);
+    baseline.push(base.ms);
+    baselineCpu.push(base.cpu);
+    commands.forEach(([, argv, cwd], i) => {
+      const { ms, cpu: used } = time(argv, cwd);
+      times[i].push(ms);
+      cpu[i].push(used);
+      ratios[i].push(ms / base.ms);
+    });
+  }
+  console.log(`${runs} rounds, node ${process.version}, ${availableParallelism()} cores, load average ${load} → ${loadavg()[0].toFixed(2)}`);
+  console.log(`${'command'.padEnd(30)} ${'wall'.padStart(8)}   wall ÷ node -e '' of the round (min / median / max)${gnuTime ? '   cpu (median)   cpu ÷ node -e \'\'' : ''}`);
+  const cpuText = (values) => (gnuTime ? `   ${`${median(values).toFixed(0)} ms`.padStart(12)}   ${(median(values) / median(baselineCpu)).toFixed(2)}×` : '');
+  console.log(`${"node -e ''".padEnd(30)} ${`${median(baseline).toFixed(0)} ms`.padStart(8)}   ${`(wall min / max ${Math.min(...baseline).toFixed(0)} / ${Math.max(...baseline).toFixed(0)} ms)`.padEnd(42)}${cpuText(baselineCpu)}`);
+  commands.forEach(([name], i) => console.log(`${name.padEnd(30)} ${`${median(times[i]).toFixed(0)} ms`.padStart(8)}   ${`${spread(ratios[i], 2)}×`.padEnd(42)}${cpuText(cpu[i])}`));
+  for (const command of ['validate', 'plan --json']) {
+    const at = (count, list = times) => median(list[commands.findIndex(([name]) => name === `${command} (heavy, ${count})`)]);
+    const perModel = (from, to, list) => ((at(to, list) - at(from, list)) / (to - from)).toFixed(2);
+    console.log(
+      `${command}: ms per model, wall 10→50 ${perModel(10, 50)}, 50→500 ${perModel(50, 500)}${gnuTime ? `; cpu 10→50 ${perModel(10, 50, cpu)}, 50→500 ${perModel(50, 500, cpu)}` : ''} (linear when they agree)`,
+    );
+  }
+} finally {
+  for (const dir of Object.values(stacks)) rmSync(dir, { recursive: true, force: true });
+}
+
+if (withRender) {
+  const renderRuns = Math.max(1, Math.min(runs, 3));
+  console.log(`\nrender --json of the heavy stack, whole process, ${renderRuns} runs: wall min / median / max${gnuTime ? ', cpu median' : ''}`);
+  for (const count of [1, 10, 100]) {
+    const dir = generatedStack(count, { shape: 'heavy' });
+    try {
+      const runsOf = Array.from({ length: renderRuns }, () => time([bin, 'render', '--json', ...big], dir));
+      const cpuText = gnuTime ? `, cpu ${median(runsOf.map((r) => r.cpu)).toFixed(0)} ms` : '';
+      console.log(`${`${count} model${count === 1 ? '' : 's'}`.padEnd(30)} ${spread(runsOf.map((r) => r.ms), 0)} ms${cpuText}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
 }

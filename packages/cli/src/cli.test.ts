@@ -207,6 +207,60 @@ describe('validate', () => {
   });
 });
 
+describe('warnings and problems repeated across models', () => {
+  /** A cloud stack of `count` generative models M0…, each with `gaie` and `ms` as its values files. */
+  const manyModels = (count: number, gaie: string, ms: string) =>
+    fixtureRepo({
+      'Pulumi.s.yaml': `config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n${Array.from({ length: count }, (_, i) => `      - name: M${i}\n`).join('')}`,
+      ...Object.assign(
+        {},
+        ...Array.from({ length: count }, (_, i) => ({ ...modelFiles('generative', `M${i}`, `m${i}`, ms), [`models/generative/M${i}/gaie-m${i}/values.yaml`]: gaie })),
+      ),
+    });
+  const GAIE_TYPO = 'inferenceExtension:\n  replicas: 1\n  replica: 1\n';
+  const MS = 'modelArtifacts:\n  name: org/m\n  uri: hf://org/m\ndecode:\n  containers:\n    - name: vllm\n      image: ghcr.io/llm-d/llm-d-inference-sim:v0.10.2\n      modelCommand: imageDefault\n';
+
+  it('prints a warning that applies to many models once, with a count and the first three names; --json keeps every use', async () => {
+    const dir = manyModels(50, GAIE_TYPO, MS);
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+      'warning: models/generative/M0/gaie-m0/values.yaml:3: inferenceExtension.replica: GAIE inferencepool v1.2.0 does not read this key, so it has no effect (did you mean \"replicas\"?); known here: replicas, image, extProcPort, env, pluginsConfigFile, pluginsCustomConfig, extraContainerPorts, extraServicePorts, flags, affinity, tolerations, failureMode, metricsPort, sidecar, monitoring, tracing (in 50 models: M0, M1, M2 and 47 more)',
+      'warning: ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (llm-d-modelservice v0.4.12 default (routing.proxy.image) in 50 models: M0, M1, M2 and 47 more); pin a tag so every node runs the same code and a mirror can copy it',
+    ]);
+    const json = JSON.parse((await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir })).stdout) as { warnings: { code: string; file: string | null; uses?: unknown[] }[] };
+    const unknown = json.warnings.filter((w) => w.code === 'warning.unknown-key');
+    expect(unknown.map((w) => w.file).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `models/generative/M${i}/gaie-m${i}/values.yaml`).sort());
+    const [unpinned] = json.warnings.filter((w) => w.code === 'warning.image-unpinned');
+    expect(unpinned!.uses).toEqual(Array.from({ length: 50 }, (_, i) => ({ model: `M${i}`, where: 'llm-d-modelservice v0.4.12 default (routing.proxy.image)' })));
+  });
+
+  it('keeps a warning repeated in up to four models one line per file', async () => {
+    const dir = manyModels(4, GAIE_TYPO, MS);
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.stderr.split('\n').filter((line) => line.includes('inferenceExtension.replica:')).map((line) => line.split(':')[1])).toEqual([
+      ' models/generative/M0/gaie-m0/values.yaml',
+      ' models/generative/M1/gaie-m1/values.yaml',
+      ' models/generative/M2/gaie-m2/values.yaml',
+      ' models/generative/M3/gaie-m3/values.yaml',
+    ]);
+    expect(result.stderr).toContain('(M0: llm-d-modelservice v0.4.12 default (routing.proxy.image); M1: ');
+  });
+
+  it('prints a problem repeated in many models once, counts every problem, and --json lists each', async () => {
+    const dir = manyModels(12, 'inferenceExtension:\n  replicas: 1\n', `${MS}routing:\n  servicePrt: 8000\n`);
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split('\n').filter(Boolean);
+    expect(lines).toEqual([
+      'models/generative/M0/ms-m0/values.yaml:10: routing.servicePrt: llm-d-modelservice v0.4.12 does not accept this key (did you mean "servicePort"?); allowed here: proxy, servicePort (in 12 models: M0, M1, M10 and 9 more)',
+    ]);
+    expect(result.stderr).toBe('12 problems\n');
+    const json = JSON.parse((await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir })).stdout) as { issues: unknown[] };
+    expect(json.issues).toHaveLength(12);
+  });
+});
+
 describe('plan', () => {
   it('summarises the example stack for people', async () => {
     const result = await cli(['plan']);

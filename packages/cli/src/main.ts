@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Issue } from '@app-serving/core';
 import { EXIT, UsageError } from './errors.ts';
 import { createOutput, type Output } from './output.ts';
+import { foldRepeated, groupDigits, repeatedSuffix, type IssueLine } from './repeated.ts';
 
 export { exitQuietlyOnClosedPipe } from './output.ts';
 
@@ -104,26 +105,41 @@ export const MAX_JSON_ISSUES = 1000;
 /** Longest problem message printed, in characters; longer ones end in "…". */
 export const MAX_ISSUE_LENGTH = 500;
 
-/** Prints issues one per line, `<file>[:<line>]: <path>: <message>`, at most {@link MAX_PRINTED_ISSUES}, then a count. */
+/**
+ * Prints issues one per line, `<file>[:<line>]: <path>: <message>`, at most {@link MAX_PRINTED_ISSUES}
+ * lines, then a count. A problem repeated in many models' files prints once, at its first file, with
+ * a count and the first names (`… (in 50 models: M0, M1, M2 and 47 more)`); `--json` lists every one.
+ */
 export function printIssues(issues: readonly Issue[], output: Output): void {
-  for (const issue of issues.slice(0, MAX_PRINTED_ISSUES)) output.out(formatLine(issue, output));
-  if (issues.length > MAX_PRINTED_ISSUES) output.out(`… and ${(issues.length - MAX_PRINTED_ISSUES).toLocaleString('en-US')} more`);
-  output.err(output.color.red(`${issues.length.toLocaleString('en-US')} ${issues.length === 1 ? 'problem' : 'problems'}`));
+  const lines = foldRepeated(issues);
+  for (const line of lines.slice(0, MAX_PRINTED_ISSUES)) output.out(formatLine(line, output));
+  if (lines.length > MAX_PRINTED_ISSUES) {
+    const rest = lines.slice(MAX_PRINTED_ISSUES).reduce((sum, line) => sum + line.all.length, 0);
+    output.out(`… and ${groupDigits(rest)} more`);
+  }
+  output.err(output.color.red(`${groupDigits(issues.length)} ${issues.length === 1 ? 'problem' : 'problems'}`));
 }
 
-function formatLine(issue: Issue, output: Output): string {
+function formatLine({ issue, ...line }: IssueLine, output: Output): string {
   const where = issue.file ? `${clip(issue.file, 200)}${issue.line ? `:${issue.line}` : ''}: ` : '';
   const path = issue.path ? `${output.color.bold(clip(issue.path, 200))}: ` : '';
-  return `${output.color.dim(where)}${path}${clip(issue.message, MAX_ISSUE_LENGTH)}`;
+  return `${output.color.dim(where)}${path}${clip(issue.message, MAX_ISSUE_LENGTH)}${repeatedSuffix({ issue, ...line })}`;
 }
 
 function clip(text: string, length: number): string {
   return text.length > length ? `${text.slice(0, length - 1)}…` : text;
 }
 
-/** An issue as JSON (`line` only when known). */
+/** An issue as JSON (`line` only when known; `uses`, every model an issue about many concerns, only when set). */
 export function issueJson(issue: Issue): Record<string, unknown> {
-  return { code: issue.code, path: issue.path, message: clip(issue.message, MAX_ISSUE_LENGTH * 4), file: issue.file ?? null, ...(issue.line !== undefined && { line: issue.line }) };
+  return {
+    code: issue.code,
+    path: issue.path,
+    message: clip(issue.message, MAX_ISSUE_LENGTH * 4),
+    file: issue.file ?? null,
+    ...(issue.line !== undefined && { line: issue.line }),
+    ...(issue.uses !== undefined && { uses: issue.uses.map(({ model, where }) => ({ model, where })) }),
+  };
 }
 
 type OnAction = (name: string, operands: string[], options: Record<string, unknown>) => Promise<void>;

@@ -169,4 +169,19 @@ describe('misleading messages', () => {
     const [model] = discoverModels(parseStackFile(text, 'Pulumi.dev.yaml'), join(dir, 'models'));
     expect(Object.keys(model!.values).sort()).toEqual(['gaie', 'infra', 'modelService']);
   });
+
+  it('a model folder that is a link loop is unreadable (ELOOP); a dangling link, a file or nothing is not found', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const dir = tempRepo({ ...llmdModel('generative', 'Fine', 'fine'), 'models/generative/File': 'not a folder' });
+    symlinkSync(join(dir, 'models/generative/Loop'), join(dir, 'models/generative/Loop'));
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'models/generative/Dangling'));
+    const issues = discoveryIssues(dir, '    generative:\n      - name: Fine\n      - name: Loop\n      - name: Dangling\n      - name: File\n      - name: Absent\n');
+    expect(issues.map((i) => [i.code, i.path])).toEqual([
+      ['file.unreadable', 'models.generative[1].name'],
+      ['model.not-found', 'models.generative[2].name'],
+      ['model.not-found', 'models.generative[3].name'],
+      ['model.not-found', 'models.generative[4].name'],
+    ]);
+    expect(issues[0]!.message).toMatch(/^cannot read the model folder .*models\/generative\/Loop \(ELOOP\): check its permissions, or where its link points$/);
+  });
 });

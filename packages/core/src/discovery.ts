@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { CATEGORIES, type Category, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
@@ -122,12 +122,13 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
     list.add(config.locate('config.invalid', at('name'), 'must be a model folder name (letters, digits, ".", "_", "-"; no "/" or "..")'));
     return undefined;
   }
-  const unreadable = accessProblem(dir);
-  if (unreadable) {
-    list.add(config.locate('file.unreadable', at('name'), `cannot read the model folder ${shown} (${unreadable}): check its permissions, or where its link points`));
+  // One read of the folder says whether it is there, readable, and what it holds.
+  const read = readFolder(dir);
+  if (read && 'problem' in read) {
+    list.add(config.locate('file.unreadable', at('name'), `cannot read the model folder ${shown} (${read.problem}): check its permissions, or where its link points`));
     return undefined;
   }
-  if (!isDirectory(dir)) {
+  if (!read) {
     const elsewhere = CATEGORIES.find((c) => c !== category && isDirectory(join(modelsDir, c, entry.name)));
     const hint = elsewhere
       ? ` (it is in ${displayPath(join(modelsDir, elsewhere))}: list it under models.${elsewhere})`
@@ -139,7 +140,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
   const wanted: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService', 'infra'];
   const required: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService'];
   const folders = new Map<ValuesFolder, string[]>();
-  for (const name of subdirectories(dir)) {
+  for (const name of folderNames(dir, read.entries)) {
     for (const kind of wanted) {
       const prefix = `${VALUES_FOLDERS[kind]}-`;
       if (name.startsWith(prefix) && name.length > prefix.length) folders.set(kind, [...(folders.get(kind) ?? []), name]);
@@ -254,23 +255,26 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
 /** Folders in `dir`, symlinks to folders included (a values folder may be a link to a shared one). */
 function subdirectories(dir: string): string[] {
   try {
-    return readdirSync(dir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() || (d.isSymbolicLink() && isDirectory(join(dir, d.name))))
-      .map((d) => d.name);
+    return folderNames(dir, readdirSync(dir, { withFileTypes: true }));
   } catch {
     return [];
   }
 }
 
-/** Why `path` cannot be looked at, when it exists but is unreadable (EACCES, ELOOP, …); null when it is fine or absent. */
-function accessProblem(path: string): string | null {
+function folderNames(dir: string, entries: readonly Dirent[]): string[] {
+  return entries.filter((d) => d.isDirectory() || (d.isSymbolicLink() && isDirectory(join(dir, d.name)))).map((d) => d.name);
+}
+
+/**
+ * The entries of the folder `path`; null when it is absent or not a folder; its problem when it
+ * exists but cannot be read (EACCES, ELOOP, …).
+ */
+function readFolder(path: string): { entries: Dirent[] } | { problem: string } | null {
   try {
-    statSync(path);
-    readdirSync(path);
-    return null;
+    return { entries: readdirSync(path, { withFileTypes: true }) };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? null : (code ?? String(error));
+    return code === 'ENOENT' || code === 'ENOTDIR' ? null : { problem: code ?? String(error) };
   }
 }
 

@@ -53,6 +53,35 @@ export interface Issue {
   readonly message: string;
   readonly file?: string;
   readonly line?: number;
+  /**
+   * Every model (and what sets the value there) an issue about many models concerns, when the
+   * message names only the first few ({@link summarizeNames}); `--json` prints them all.
+   */
+  readonly uses?: readonly IssueUse[];
+}
+
+/** One model an issue concerns, and what in it the issue is about. */
+export interface IssueUse {
+  readonly model: string;
+  readonly where: string;
+}
+
+/** How many names a summary shows before "and N more". */
+export const SUMMARY_NAMES = 3;
+
+/**
+ * A list of names fit for one line: all of them up to {@link SUMMARY_NAMES} + 1
+ * (`A, B and C`), else the first {@link SUMMARY_NAMES} and a count (`A, B, C and 47 more`).
+ */
+export function summarizeNames(names: readonly string[], shown: number = SUMMARY_NAMES): string {
+  if (names.length <= 1) return names.join('');
+  if (names.length <= shown + 1) return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  return `${names.slice(0, shown).join(', ')} and ${groupDigits(names.length - shown)} more`;
+}
+
+/** `1047` → `1,047` (as `toLocaleString('en-US')`, without loading the locale data: it costs a cold start tens of ms). */
+export function groupDigits(count: number): string {
+  return String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** Formats an issue as `<file>[:<line>]: <path>: <message>` (the form `app-serving validate` prints). */

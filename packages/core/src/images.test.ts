@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { REPO_ROOT } from '../test/helpers.ts';
 import { loadStackFile } from './config/load.ts';
 import { planDeployment } from './plan.ts';
+import { summarizeNames } from './errors.ts';
 import { INFRA_IMAGES, imageWarnings, inventory, mirrorReference, mirrorSteps, modelServiceImages, parseImage } from './images.ts';
 
 describe('parseImage', () => {
@@ -57,6 +58,50 @@ describe('imageWarnings', () => {
       ['warning.image-unpinned', 'harbor.local/p/a:latest'],
     ]);
     expect(imageWarnings(images, undefined, false).map((w) => w.code)).toEqual(['warning.image-unpinned']);
+  });
+
+  const models = (count: number, where: (i: number) => string) =>
+    inventory(Array.from({ length: count }, (_, i) => ({ model: `M${i}`, sources: [{ image: 'ghcr.io/llm-d/llm-d-routing-sidecar:latest', where: where(i) }] })));
+
+  it('names every use of an image up to four models, with no uses list', () => {
+    const [warning] = imageWarnings(models(4, () => 'chart default (routing.proxy.image)'), undefined, false);
+    expect(warning).toEqual({
+      code: 'warning.image-unpinned',
+      path: '',
+      message:
+        'ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (M0: chart default (routing.proxy.image); M1: chart default (routing.proxy.image); M2: chart default (routing.proxy.image); M3: chart default (routing.proxy.image)); pin a tag so every node runs the same code and a mirror can copy it',
+    });
+  });
+
+  it('summarises an image many models pull from the same place: a count and the first three names; uses keeps every one', () => {
+    const [unpinned, notMirrored] = imageWarnings(models(50, () => 'chart default (routing.proxy.image)'), 'harbor.local', true);
+    expect(unpinned!.message).toBe(
+      'ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (chart default (routing.proxy.image) in 50 models: M0, M1, M2 and 47 more); pin a tag so every node runs the same code and a mirror can copy it',
+    );
+    expect(notMirrored!.message).toContain('cannot reach it (chart default (routing.proxy.image) in 50 models: M0, M1, M2 and 47 more) — mirror it');
+    expect(unpinned!.uses).toEqual(Array.from({ length: 50 }, (_, i) => ({ model: `M${i}`, where: 'chart default (routing.proxy.image)' })));
+    expect(notMirrored!.uses).toEqual(unpinned!.uses);
+  });
+
+  it('summarises an image many models set in their own files: the first three uses and a count', () => {
+    const [warning] = imageWarnings(models(500, (i) => `m${i}.yaml: decode.containers[0].image`), undefined, false);
+    expect(warning!.message).toBe(
+      'ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (in 500 models: M0: m0.yaml: decode.containers[0].image, M1: m1.yaml: decode.containers[0].image, M2: m2.yaml: decode.containers[0].image and 497 more); pin a tag so every node runs the same code and a mirror can copy it',
+    );
+    expect(warning!.uses).toHaveLength(500);
+  });
+});
+
+describe('summarizeNames', () => {
+  it.each([
+    [[], ''],
+    [['A'], 'A'],
+    [['A', 'B'], 'A and B'],
+    [['A', 'B', 'C', 'D'], 'A, B, C and D'],
+    [['A', 'B', 'C', 'D', 'E'], 'A, B, C and 2 more'],
+    [Array.from({ length: 1050 }, (_, i) => `M${i}`), 'M0, M1, M2 and 1,047 more'],
+  ])('%j → %s', (names, text) => {
+    expect(summarizeNames(names)).toBe(text);
   });
 });
 

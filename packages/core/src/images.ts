@@ -1,7 +1,7 @@
 import { HF_DOWNLOADER_IMAGE_PUBLIC, INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
 import type { Issue } from './errors.ts';
 import { KSERVE_WELL_KNOWN_IMAGES } from './kserve/facts.ts';
-import { formatPath } from './errors.ts';
+import { formatPath, groupDigits, summarizeNames, SUMMARY_NAMES } from './errors.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 
 /** One container image and every place that pulls it. */
@@ -94,19 +94,42 @@ export function imageWarnings(images: readonly ImageUse[], harborHostname: strin
   const warnings: Issue[] = [];
   for (const { image, uses } of images) {
     const { registry, tag, digest } = parseImage(image);
-    const where = uses.map((u) => `${u.model}: ${u.where}`).join('; ');
+    const where = describeUses(uses);
+    const many = uses.length > SUMMARY_NAMES + 1 ? { uses: uses.map(({ model, where }) => ({ model, where })) } : {};
     if (!digest && (tag === null || tag === 'latest')) {
-      warnings.push({ code: 'warning.image-unpinned', path: '', message: `${image} is not pinned to a version (${where}); pin a tag so every node runs the same code and a mirror can copy it` });
+      warnings.push({ code: 'warning.image-unpinned', path: '', message: `${image} is not pinned to a version (${where}); pin a tag so every node runs the same code and a mirror can copy it`, ...many });
     }
     if (onPrem && harborHostname && registry !== harborHostname) {
       warnings.push({
         code: 'warning.image-not-mirrored',
         path: '',
         message: `${image} is pulled from ${registry}, not from Harbor (${harborHostname}); an air-gapped cluster cannot reach it (${where}) — mirror it with \`app-serving images\` and use the Harbor reference`,
+        ...many,
       });
     }
   }
   return warnings;
+}
+
+/**
+ * Where an image is pulled: `<model>: <where>; …` for a few uses; for more, one part per place
+ * with the models summarised (`<where> in 50 models: M0, M1, M2 and 47 more`), or, when each model
+ * sets it in its own file, the first few uses and a count — so that a warning about an image every
+ * model pulls stays one readable line (the issue's `uses` lists them all).
+ */
+function describeUses(uses: ImageUse['uses']): string {
+  if (uses.length <= SUMMARY_NAMES + 1) return uses.map((u) => `${u.model}: ${u.where}`).join('; ');
+  const byWhere = new Map<string, string[]>();
+  for (const { model, where } of uses) {
+    const models = byWhere.get(where);
+    if (models) models.push(model);
+    else byWhere.set(where, [model]);
+  }
+  // Set in each model's own file: the places differ, so the models are summarised with theirs.
+  if (byWhere.size > SUMMARY_NAMES + 1) return `in ${groupDigits(uses.length)} models: ${summarizeNames(uses.map((u) => `${u.model}: ${u.where}`))}`;
+  return [...byWhere.entries()]
+    .map(([where, models]) => (models.length === 1 ? `${models[0]}: ${where}` : `${where} in ${groupDigits(models.length)} models: ${summarizeNames(models)}`))
+    .join('; ');
 }
 
 function hasListPath(values: Values, path: (string | number)[]): boolean {

@@ -5,8 +5,8 @@
  */
 
 // Errors and secrets
-export { StackError, IssueList, isStackError, formatIssue, formatPath } from './errors.ts';
-export type { Issue, IssueCode, WarningCode } from './errors.ts';
+export { StackError, IssueList, isStackError, formatIssue, formatPath, summarizeNames, SUMMARY_NAMES } from './errors.ts';
+export type { Issue, IssueCode, IssueUse, WarningCode } from './errors.ts';
 export { Secret, isSecret, REDACTED_SECRET, redactedSecret, isRedactedSecret } from './secret.ts';
 
 // Constants

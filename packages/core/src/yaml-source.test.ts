@@ -79,3 +79,13 @@ describe('hostile YAML: __proto__', () => {
     expect(issues).toEqual([{ code: 'yaml.syntax', path: '', file: 'v.yaml', line: 3, message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently' }]);
   });
 });
+
+describe('hostile YAML: one problem kind at a time', () => {
+  // The tree is walked once for all three kinds; each is reported only when the ones before found nothing.
+  it('duplicate keys hide alias cycles and __proto__ keys; a cycle hides __proto__ keys', () => {
+    const all = 'a: 1\na: 2\nloop: &l\n  again: *l\n__proto__: 1\n';
+    expect(parseYaml('v.yaml', all).issues.map((i) => [i.line, i.message.slice(0, 30)])).toEqual([[2, 'YAML syntax error: Map keys mu']]);
+    expect(parseYaml('v.yaml', all.replace('a: 2\n', '')).issues.map((i) => [i.line, i.message.slice(0, 30)])).toEqual([[3, 'YAML alias *l refers to its ow']]);
+    expect(parseYaml('v.yaml', 'a: 1\nb: &b\n  x: 1\nc: *b\n__proto__: 1\nd:\n  __proto__: 2\n').issues.map((i) => i.line)).toEqual([5, 7]);
+  });
+});

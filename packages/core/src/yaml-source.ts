@@ -27,15 +27,18 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
     const line = error.linePos?.[0]?.line ?? (error.pos ? lineCounter.linePos(error.pos[0]).line : undefined);
     issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: ${firstLine(error.message)}`, file, ...(line ? { line } : {}) });
   }
-  if (issues.length === 0) issues.push(...duplicateKeyIssues(file, doc, lineCounter));
-  if (issues.length === 0) issues.push(...aliasIssues(file, doc, lineCounter));
+  // One walk of the tree finds duplicate keys, alias cycles and `__proto__` keys (three walks were
+  // a tenth of the parse); each kind is still reported only when the checks before it found nothing.
+  const found = issues.length === 0 ? scanTree(file, doc, lineCounter) : undefined;
+  if (found) issues.push(...found.duplicates);
+  if (found && issues.length === 0) issues.push(...found.cycles);
   let value: unknown;
   if (issues.length === 0) {
     try {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
       // yaml throws for an alias bomb ("Excessive alias count"): a problem of the file, not a crash.
-      const first = firstAlias(doc);
+      const first = found?.firstAlias;
       const line = first?.range ? lineCounter.linePos(first.range[0]).line : undefined;
       const why = /alias/i.test(error instanceof Error ? error.message : '')
         ? `YAML aliases expand to too many nodes (more than ${MAX_ALIAS_COUNT} per anchor): an alias bomb? Write the values out instead of nesting aliases`
@@ -44,30 +47,28 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
       value = undefined;
     }
   }
-  if (issues.length === 0) issues.push(...protoKeyIssues(file, doc, lineCounter));
+  if (found && issues.length === 0) issues.push(...found.protoKeys);
   return { source: makeSource(file, doc, lineCounter, value), issues };
 }
 
-/** `__proto__` keys: JavaScript objects drop them silently, so they would vanish from the values; say so instead. */
-function protoKeyIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
-  const issues: Issue[] = [];
-  visit(doc, {
-    Pair(_key, pair) {
-      if (isScalar(pair.key) && pair.key.value === '__proto__') {
-        const line = pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : undefined;
-        issues.push({ code: 'yaml.syntax', path: '', message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently', file, ...(line ? { line } : {}) });
-      }
-    },
-  });
-  return issues;
-}
-
-/** Most expansions of one anchor through aliases (yaml's guard against "billion laughs"). */
-export const MAX_ALIAS_COUNT = 100;
-
-/** Keys set twice in one map (as Helm and kubectl refuse them), with the line of the second. */
-function duplicateKeyIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
-  const issues: Issue[] = [];
+/**
+ * In one walk of a document without syntax errors:
+ * - keys set twice in one map (as Helm and kubectl refuse them), with the line of the second;
+ * - aliases that refer to a node containing them: a cycle no values file can mean (and that
+ *   recursion never ends on);
+ * - `__proto__` keys: JavaScript objects drop them silently, so they would vanish from the
+ *   values; say so instead;
+ * - the first alias (where an alias bomb is reported).
+ */
+function scanTree(file: string, doc: Document, lineCounter: LineCounter): { duplicates: Issue[]; cycles: Issue[]; protoKeys: Issue[]; firstAlias: Alias | undefined } {
+  const duplicates: Issue[] = [];
+  const cycles: Issue[] = [];
+  const protoKeys: Issue[] = [];
+  let firstAlias: Alias | undefined;
+  const lineOf = (node: { range?: unknown } | undefined) => {
+    const range = node?.range as [number, number, number] | null | undefined;
+    return range ? lineCounter.linePos(range[0]).line : undefined;
+  };
   visit(doc, {
     Map(_key, map) {
       const seen = new Set<unknown>();
@@ -75,42 +76,32 @@ function duplicateKeyIssues(file: string, doc: Document, lineCounter: LineCounte
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
         if (key === '<<' || (key !== null && typeof key === 'object')) continue;
         if (seen.has(key)) {
-          const node = isNode(pair.key) ? pair.key : undefined;
-          const line = node?.range ? lineCounter.linePos(node.range[0]).line : undefined;
-          issues.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: Map keys must be unique (${JSON.stringify(String(key)).slice(0, 80)} is set twice)`, file, ...(line ? { line } : {}) });
+          const line = lineOf(isNode(pair.key) ? pair.key : undefined);
+          duplicates.push({ code: 'yaml.syntax', path: '', message: `YAML syntax error: Map keys must be unique (${JSON.stringify(String(key)).slice(0, 80)} is set twice)`, file, ...(line ? { line } : {}) });
         }
         seen.add(key);
       }
     },
-  });
-  return issues;
-}
-
-/** Aliases that refer to a node containing them: a cycle no values file can mean (and that recursion never ends on). */
-function aliasIssues(file: string, doc: Document, lineCounter: LineCounter): Issue[] {
-  const issues: Issue[] = [];
-  visit(doc, {
+    Pair(_key, pair) {
+      if (isScalar(pair.key) && pair.key.value === '__proto__') {
+        const line = lineOf(pair.key);
+        protoKeys.push({ code: 'yaml.syntax', path: '', message: 'a key "__proto__" cannot be used: no chart or stack key has this name, and it would be dropped silently', file, ...(line ? { line } : {}) });
+      }
+    },
     Alias(_key, node, path) {
+      firstAlias ??= node;
       const target = node.resolve(doc);
       if (target && path.includes(target as never)) {
-        const line = node.range ? lineCounter.linePos(node.range[0]).line : undefined;
-        issues.push({ code: 'yaml.syntax', path: '', message: `YAML alias *${node.source} refers to its own anchor &${node.source} (a cycle): values cannot contain themselves`, file, ...(line ? { line } : {}) });
+        const line = lineOf(node);
+        cycles.push({ code: 'yaml.syntax', path: '', message: `YAML alias *${node.source} refers to its own anchor &${node.source} (a cycle): values cannot contain themselves`, file, ...(line ? { line } : {}) });
       }
     },
   });
-  return issues;
+  return { duplicates, cycles, protoKeys, firstAlias };
 }
 
-function firstAlias(doc: Document): Alias | undefined {
-  let found: Alias | undefined;
-  visit(doc, {
-    Alias(_key, node) {
-      found = node;
-      return visit.BREAK;
-    },
-  });
-  return found;
-}
+/** Most expansions of one anchor through aliases (yaml's guard against "billion laughs"). */
+export const MAX_ALIAS_COUNT = 100;
 
 /** A source without text (a map handed over by a Pulumi program): no lines, only paths. */
 export function sourceWithoutLines(file: string, value: unknown): YamlSource {

@@ -2,6 +2,7 @@ import { formatIssue, type DeploymentPlan, type Issue } from '@app-serving/core'
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import { issueJson } from '../main.ts';
+import { foldRepeated, repeatedSuffix } from '../repeated.ts';
 import type { Output } from '../output.ts';
 
 /** `app-serving validate`: every problem of the stack in one pass, one line each. */
@@ -16,9 +17,12 @@ export default async function validate({ options, output }: { options: StackOpti
   return EXIT.ok;
 }
 
-/** Warnings on stderr, so that stdout holds only the result. */
+/**
+ * Warnings on stderr, so that stdout holds only the result. A warning repeated in many models'
+ * files prints once with a count and the first names (`--json` keeps each one).
+ */
 export function printWarnings(warnings: readonly Issue[], output: Output): void {
-  for (const warning of warnings) output.err(`${output.color.yellow('warning:')} ${formatIssue(warning)}`);
+  for (const line of foldRepeated(warnings)) output.err(`${output.color.yellow('warning:')} ${formatIssue(line.issue)}${repeatedSuffix(line)}`);
 }
 
 function describeModels(plan: DeploymentPlan): string {

@@ -2,7 +2,7 @@ import { formatPath, type Issue } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
 import type { ValuesFile } from '../discovery.ts';
 import type { StrictBlock } from './chart-facts.ts';
-import { atPath, deepEqual, getPath, isValuesMap, mergeValues, type Values } from './merge.ts';
+import { atPath, deepEqual, getPath, isValuesMap, mergeAll, type Values } from './merge.ts';
 
 /** A programmatic value the stack depends on; a values file may repeat it but not contradict it. */
 export interface Requirement {
@@ -20,7 +20,7 @@ export interface Forbidden {
 
 /** The values tree holding every requirement. */
 export function requirementValues(requirements: readonly Requirement[]): Values {
-  return requirements.reduce<Values>((acc, r) => mergeValues(acc, atPath(r.path, r.value)), {});
+  return mergeAll(...requirements.map((r) => atPath(r.path, r.value)));
 }
 
 /** Every place where `file` contradicts a requirement or sets a forbidden key. */
