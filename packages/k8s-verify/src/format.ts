@@ -161,7 +161,7 @@ export function formatJunit(result: VerifyResult): string {
 }
 
 /** Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry. */
-function xml(text: string): string {
+export function xml(text: string): string {
   return text
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')

@@ -1,4 +1,5 @@
 import { formatMs } from './clock.ts';
+import { xml } from './format.ts';
 import type { PreflightCheckResult, PreflightResult, PreflightStatus } from './preflight.ts';
 
 const LABEL: Record<PreflightStatus, string> = { pass: 'PASS', fail: 'FAIL', warn: 'WARN', skip: 'SKIP' };
@@ -45,12 +46,3 @@ export function formatPreflightJunit(result: PreflightResult): string {
   return `${out.join('\n')}\n`;
 }
 
-function xml(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}

@@ -1,7 +1,6 @@
-import { writeFileSync } from 'node:fs';
-import { displayPath } from '@app-serving/core';
 import { checkWritableFile } from '../paths.ts';
 import { loadAndPlan, type StackOptions } from '../context.ts';
+import { clusterCommandError, writeJunitReport } from './cluster-report.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import type { Output } from '../output.ts';
 
@@ -52,26 +51,11 @@ export default async function preflight({ options, output }: { options: Prefligh
       const paint = { pass: c.green, fail: c.red, warn: c.yellow, skip: c.yellow } as const;
       output.out(kv.formatPreflight(result, { colorStatus: (status, text) => paint[status](text) }));
     }
-    if (options.junit !== undefined) {
-      try {
-        writeFileSync(options.junit, kv.formatPreflightJunit(result));
-      } catch (error) {
-        output.err(`${output.color.red('error:')} --junit ${displayPath(options.junit)}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? String(error)}); the result is above`);
-        return EXIT.usage;
-      }
-      if (!options.json) output.err(`wrote JUnit report ${displayPath(options.junit)}`);
-    }
+    const reportFailed = writeJunitReport(output, options.junit, () => kv.formatPreflightJunit(result), options.json);
+    if (reportFailed !== null) return reportFailed;
     return result.ok ? EXIT.ok : EXIT.problems;
   } catch (error) {
-    if (kv.isVerifyError(error)) {
-      if (error.code === 'kubeconfig') {
-        if (options.json) output.json({ ok: false, error: { code: error.code, message: error.message } });
-        else output.err(`${output.color.red('error:')} ${error.message}`);
-        return EXIT.problems;
-      }
-      throw new UsageError(error.message);
-    }
-    throw error;
+    return clusterCommandError(error, output, options.json, kv.isVerifyError);
   } finally {
     process.off('SIGINT', onSigint);
   }

@@ -1,8 +1,7 @@
-import { writeFileSync } from 'node:fs';
 import { checkWritableFile } from '../paths.ts';
-import { displayPath } from '@app-serving/core';
 import { createSpinner } from 'nanospinner';
 import { loadAndPlan, type StackOptions } from '../context.ts';
+import { clusterCommandError, writeJunitReport } from './cluster-report.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { safeText, type Output } from '../output.ts';
 
@@ -94,28 +93,13 @@ export default async function verify({ options, output }: { options: VerifyComma
       const paint = { pass: c.green, fail: c.red, skip: c.yellow, info: c.cyan } as const;
       output.out(kv.formatSummary(result, { colorStatus: (status, text) => paint[status](text), ...(output.tty && process.stdout.columns && { width: process.stdout.columns }) }));
     }
-    if (options.junit !== undefined) {
-      try {
-        writeFileSync(options.junit, kv.formatJunit(result));
-      } catch (error) {
-        output.err(`${output.color.red('error:')} --junit ${displayPath(options.junit)}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? String(error)}); the result is above`);
-        return EXIT.usage;
-      }
-      if (!options.json) output.err(`wrote JUnit report ${displayPath(options.junit)}`);
-    }
+    const reportFailed = writeJunitReport(output, options.junit, () => kv.formatJunit(result), options.json);
+    if (reportFailed !== null) return reportFailed;
     return result.ok ? EXIT.ok : EXIT.problems;
   } catch (error) {
     progress?.stop();
     progress?.clear();
-    if (kv.isVerifyError(error)) {
-      if (error.code === 'kubeconfig') {
-        if (options.json) output.json({ ok: false, error: { code: error.code, message: error.message } });
-        else output.err(`${output.color.red('error:')} ${error.message}`);
-        return EXIT.problems;
-      }
-      throw new UsageError(error.message);
-    }
-    throw error;
+    return clusterCommandError(error, output, options.json, kv.isVerifyError);
   } finally {
     process.off('SIGINT', onSigint);
   }
