@@ -6,13 +6,10 @@ import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
   createNodes,
-  decodeDeployment,
   describeObject,
-  eppDeployment,
   ensureNamespaces,
-  eppService,
-  istioGateway,
   list,
+  modelStandIns,
   renderedManifests,
   startCluster,
   tryApply,
@@ -136,17 +133,7 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
     await ensureNamespaces(cluster, objects);
     await applyObjects(cluster, objects.filter((o) => o.kind !== 'Namespace'));
     const models = plan.models as LlmdModelPlan[];
-    for (const m of models) {
-      const ports = [...new Set([m.modelServer.port, m.modelServer.servicePort, m.embeddingService?.targetPort].filter((p): p is number => typeof p === 'number'))];
-      await applyObjects(cluster, [decodeDeployment({ namespace: m.namespace, name: m.modelServer.decodeDeployment, values: m.values.modelService as Record<string, unknown>, ports })]);
-      if (m.category === 'generative') {
-        await applyObjects(cluster, [
-          eppDeployment({ namespace: m.namespace, name: m.inferencePool.epp, pool: m.inferencePool.name, values: m.values.gaie as Record<string, unknown> }),
-          eppService({ namespace: m.namespace, name: m.inferencePool.epp, pool: m.inferencePool.name }),
-          ...istioGateway({ namespace: m.namespace, gateway: m.gateway.name, service: m.gateway.service, port: m.gateway.port, patches: m.patches.infra }),
-        ]);
-      }
-    }
+    await applyObjects(cluster, models.flatMap((m) => modelStandIns(m)));
     const placed: Record<string, string> = {};
     for (const m of models) {
       for (const d of await list(cluster, `/apis/apps/v1/namespaces/${m.namespace}/deployments`)) {

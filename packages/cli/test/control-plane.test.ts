@@ -4,13 +4,10 @@ import { loadStackFile, planDeployment, type LlmdModelPlan } from '@app-serving/
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
-  decodeDeployment,
-  eppDeployment,
-  eppService,
-  istioGateway,
   createNodes,
   forwardPodPort,
   list,
+  modelStandIns,
   OUTCOME_ANNOTATION,
   podFileSystem,
   renderedManifests,
@@ -60,19 +57,6 @@ afterAll(async () => cluster?.stop());
 
 async function renderedObjects(): Promise<KubeObject[]> {
   return renderedManifests((await renderStack(plan, { homeDir: '/home/user' })).resources);
-}
-
-/** The stand-ins for the charts' and Istio's objects of one model. */
-function standIns(model: LlmdModelPlan, options: { decodeValues?: Record<string, unknown> } = {}): KubeObject[] {
-  const ms = { ...model.values.modelService, ...(options.decodeValues && { decode: options.decodeValues }) } as Record<string, any>;
-  const ports = [...new Set([model.modelServer.port, model.modelServer.servicePort, model.embeddingService?.targetPort].filter((p): p is number => typeof p === 'number'))];
-  const out = [decodeDeployment({ namespace: model.namespace, name: model.modelServer.decodeDeployment, values: ms, ports })];
-  if (model.category === 'generative') {
-    out.push(eppDeployment({ namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name, values: model.values.gaie as Record<string, unknown> }));
-    out.push(eppService({ namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name }));
-    out.push(...istioGateway({ namespace: model.namespace, gateway: model.gateway.name, service: model.gateway.service, port: model.gateway.port, patches: model.patches.infra }));
-  }
-  return out;
 }
 
 async function readyPods(namespace: string): Promise<any[]> {
@@ -126,7 +110,7 @@ describe('the example stack on a simulated on-prem cluster', () => {
   }, 120_000);
 
   it('places the model servers by the values we give the charts, and the embeddings Service gets endpoints', async () => {
-    await applyObjects(cluster, [...standIns(generative), ...standIns(embedder)]);
+    await applyObjects(cluster, [...modelStandIns(generative), ...modelStandIns(embedder)]);
     for (const model of models) await waitFor(cluster, `/apis/apps/v1/namespaces/${model.namespace}/deployments/${model.modelServer.decodeDeployment}`, (d) => d.status?.readyReplicas >= 1);
     const [decode] = await list(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`);
     expect(decode.spec.nodeName).toMatch(/^gpu-node-/);
@@ -170,7 +154,7 @@ describe('the example stack on a simulated on-prem cluster', () => {
     await waitFor(cluster, `/api/v1/namespaces/${embedder.namespace}/pods`, (l) => l.items.length === 0);
     job.spec.template.metadata = { ...job.spec.template.metadata, annotations: { ...job.spec.template.metadata?.annotations, [OUTCOME_ANNOTATION]: 'fail' } };
     job.spec.backoffLimit = 0;
-    await applyObjects(cluster, [job, standIns(generative, { decodeValues: noToleration })[0]!]);
+    await applyObjects(cluster, [job, modelStandIns(generative, { decode: noToleration })[0]!]);
     await waitFor(cluster, `/apis/batch/v1/namespaces/${embedder.namespace}/jobs/${job.metadata.name}`, (j) => j.status?.failed >= 1);
     await waitFor(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`, (l) => l.items.some((p: any) => p.status?.conditions?.some((c: any) => c.reason === 'Unschedulable')));
 

@@ -22,4 +22,5 @@ export {
   ensureNamespaces,
 } from './objects.ts';
 export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
-export { decodeDeployment, eppDeployment, eppService, istioGateway } from './stand-ins.ts';
+export { decodeDeployment, eppDeployment, eppService, istioGateway, modelStandIns } from './stand-ins.ts';
+export type { StandInModel } from './stand-ins.ts';

@@ -106,3 +106,31 @@ export function istioGateway(args: { namespace: string; gateway: string; service
     },
   ];
 }
+
+/** The parts of an llm-d model's plan (core's `LlmdModelPlan`) that the stand-ins are built from. */
+export interface StandInModel {
+  readonly category: string;
+  readonly namespace: string;
+  readonly modelServer: { readonly decodeDeployment: string; readonly port: number; readonly servicePort: number };
+  readonly embeddingService: { readonly targetPort: number } | null;
+  readonly inferencePool: { readonly name: string; readonly epp: string };
+  readonly gateway: { readonly name: string; readonly service: string; readonly port: number };
+  readonly values: { readonly modelService: object; readonly gaie: object };
+  readonly patches: { readonly infra: ReadonlyArray<{ kind: string }> };
+}
+
+/**
+ * Every stand-in of one llm-d model: the decode Deployment (its `decode` values replaced by
+ * `decode` when given), and for a generative model the EPP with its Service and Istio's gateway.
+ */
+export function modelStandIns(model: StandInModel, options: { decode?: Values } = {}): KubeObject[] {
+  const values = { ...(model.values.modelService as Values), ...(options.decode && { decode: options.decode }) };
+  const ports = [...new Set([model.modelServer.port, model.modelServer.servicePort, model.embeddingService?.targetPort].filter((p): p is number => typeof p === 'number'))];
+  const out = [decodeDeployment({ namespace: model.namespace, name: model.modelServer.decodeDeployment, values, ports })];
+  if (model.category === 'generative') {
+    const pool = { namespace: model.namespace, name: model.inferencePool.epp, pool: model.inferencePool.name };
+    out.push(eppDeployment({ ...pool, values: model.values.gaie as Values }), eppService(pool));
+    out.push(...istioGateway({ namespace: model.namespace, gateway: model.gateway.name, service: model.gateway.service, port: model.gateway.port, patches: model.patches.infra }));
+  }
+  return out;
+}
