@@ -1,3 +1,4 @@
+import { FAILSAFE_SCHEMA, Type as JsYamlType, load as jsYamlLoad, type Schema as JsYamlSchema } from 'js-yaml';
 import { LineCounter, isMap, isNode, isScalar, isSeq, parseDocument, visit, type Alias, type Document, type Node } from 'yaml';
 import { formatPath, type Issue, type IssueCode } from './errors.ts';
 
@@ -18,6 +19,27 @@ export interface YamlSource {
  * Duplicate keys are errors, as they are for Helm and kubectl.
  */
 export function parseYaml(file: string, text: string): { source: YamlSource; issues: Issue[] } {
+  const fast = readPlainYaml(text);
+  if (fast) {
+    // Lines are needed only for an issue in this file: the careful parse runs then, once.
+    let positions: Positions | undefined;
+    return { source: makeSource(file, () => (positions ??= parseYamlWithPositions(file, text)), fast.value), issues: [] };
+  }
+  const careful = parseYamlWithPositions(file, text);
+  return { source: makeSource(file, () => careful, careful.value), issues: careful.issues };
+}
+
+/** yaml's document and line counter, from which {@link YamlSource.lineOf} finds lines. */
+interface Positions {
+  readonly doc: Document;
+  readonly lineCounter: LineCounter;
+}
+
+/**
+ * The careful path: yaml's document model, with positions, every syntax error, duplicate keys,
+ * alias cycles and bombs, `__proto__` keys, merge keys and tags.
+ */
+export function parseYamlWithPositions(file: string, text: string): Positions & { value: unknown; issues: Issue[] } {
   const lineCounter = new LineCounter();
   // Duplicate keys are found below in one linear pass: yaml's own check (`uniqueKeys`) compares
   // every key with every other, minutes for a map of 20,000 keys.
@@ -48,7 +70,108 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
     }
   }
   if (found && issues.length === 0) issues.push(...found.protoKeys);
-  return { source: makeSource(file, doc, lineCounter, value), issues };
+  return { doc, lineCounter, value, issues };
+}
+
+/**
+ * The fast path (issue 16: the yaml library's document model, kept for positions, was 40% of
+ * `validate` on 50 models). Values files are almost always plain block YAML: maps, lists and
+ * scalars, no anchors, aliases, tags, merge keys, directives or complex keys. Such text is read
+ * with js-yaml, several times faster, under a schema that resolves plain scalars exactly as yaml's
+ * YAML 1.2 core schema does; lines are found later, only for a file that has an issue, by the
+ * careful path. Anything else — any construct listed above, anything js-yaml refuses (duplicate
+ * keys, syntax errors, several documents), and text a character test cannot vouch for — takes the
+ * careful path, so every message and every value stays what it was. A differential test
+ * (yaml-fast-path.test.ts) holds the two paths to the same value. Exported for that test only.
+ */
+export function readPlainYaml(text: string): { value: unknown } | undefined {
+  if (!PLAIN_YAML_TEXT.test(text) || NOT_PLAIN_YAML.test(text) || hasMultiLineQuote(text)) return undefined;
+  try {
+    const value = jsYamlLoad(text, { schema: coreSchema(), json: false });
+    // An empty document is null to yaml, undefined to js-yaml.
+    return { value: value === undefined ? null : value };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Only printable text without tabs, carriage returns or a byte-order mark: the characters on
+ * which the two parsers were compared.
+ */
+const PLAIN_YAML_TEXT = /^[\n\x20-\x7e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd\ud800-\udfff]*$/;
+
+/**
+ * Constructs the fast path leaves to the careful one: anchors, aliases and tags (`&`, `*`, `!` at
+ * the start of a node), merge keys (`<<`), directives (`%`), explicit keys (`?`), a flow
+ * collection used as a key (`]:` or `}:`), a null key (`~:`, `null:`, an empty key, or a null or
+ * empty entry in a flow collection: "" to yaml, "null" to js-yaml), block scalars with an indentation indicator (`|2`), a list entry with
+ * nothing after its dash (js-yaml mis-nests an empty one), `#` right after a character (yaml
+ * refuses it after a flow collection, js-yaml takes it as a comment), `__proto__` keys, and
+ * escapes in double quotes. A
+ * false alarm (say, `a & b` in a description) only costs the careful path's time.
+ */
+const NOT_PLAIN_YAML = /(?:^|[\s[{,:])[&*!]|<<|^%|(?:^|[\s[{,])\?(?:\s|$)|[\]}]\s*:|(?:^|[\s[{,?-])(?:~|[Nn]ull|NULL)?:(?:[\s,\]}]|$)|[|>](?:[-+]?[1-9]|[1-9][-+])|^[ ]*-[ ]*(?:#.*)?$|[{,]\s*(?:~|[Nn]ull|NULL)?\s*[,}]|\S#|__proto__|\\/m;
+
+/**
+ * Whether a quoted scalar runs over a line end (the parsers fold those differently, and refuse
+ * different ones). A quote opens a scalar only where a node can start: at the start of a line or
+ * after a space or one of `[{,:`; `#` after a space starts a comment.
+ */
+function hasMultiLineQuote(text: string): boolean {
+  let quote = '';
+  let previous = '\n';
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === '\n') return true;
+      if (c === quote) {
+        if (quote === "'" && text[i + 1] === "'") i += 1;
+        else quote = '';
+      }
+    } else if ((c === "'" || c === '"') && ' \n[{,:-?'.includes(previous)) {
+      quote = c;
+    } else if (c === '#' && (previous === ' ' || previous === '\n')) {
+      const end = text.indexOf('\n', i);
+      if (end === -1) return false;
+      i = end;
+    }
+    previous = text[i]!;
+  }
+  return quote !== '';
+}
+
+let CORE_SCHEMA_LIKE_YAML: JsYamlSchema | undefined;
+
+/**
+ * A js-yaml schema whose plain scalars resolve exactly as in yaml 2's YAML 1.2 core schema (the
+ * same tests in the same order: null, bool, octal, decimal and hex ints, then inf/nan,
+ * exponent and plain floats); quoted and block scalars stay strings, as they do in both.
+ */
+function coreSchema(): JsYamlSchema {
+  CORE_SCHEMA_LIKE_YAML ??= FAILSAFE_SCHEMA.extend({
+    implicit: [
+      scalar('null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+      scalar('bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T']]),
+      scalar('int', [
+        [/^0o[0-7]+$/, (s) => parseInt(s.substring(2), 8)],
+        [/^[-+]?[0-9]+$/, (s) => parseInt(s, 10)],
+        [/^0x[0-9a-fA-F]+$/, (s) => parseInt(s.substring(2), 16)],
+      ]),
+      scalar('float', [
+        [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, (s) => (s.slice(-3).toLowerCase() === 'nan' ? Number.NaN : s[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY)],
+        [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (s) => parseFloat(s)],
+        [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (s) => parseFloat(s)],
+      ]),
+    ],
+  });
+  return CORE_SCHEMA_LIKE_YAML;
+}
+
+/** One js-yaml type per tag (js-yaml keeps one implicit type per tag), trying its forms in order. */
+function scalar(tag: string, forms: readonly (readonly [RegExp, (source: string) => unknown])[]): JsYamlType {
+  const form = (data: string | null) => forms.find(([test]) => test.test(data ?? ''));
+  return new JsYamlType(`tag:yaml.org,2002:${tag}`, { kind: 'scalar', resolve: (data: string | null) => form(data) !== undefined, construct: (data: string | null) => form(data)![1](data ?? '') });
 }
 
 /**
@@ -113,8 +236,9 @@ export function sourceWithoutLines(file: string, value: unknown): YamlSource {
   };
 }
 
-function makeSource(file: string, doc: Document, lineCounter: LineCounter, value: unknown): YamlSource {
+function makeSource(file: string, positions: () => Positions, value: unknown): YamlSource {
   const lineOf = (path: readonly (string | number)[]): number | undefined => {
+    const { doc, lineCounter } = positions();
     for (let depth = path.length; depth >= 0; depth -= 1) {
       const node = nodeAt(doc, path.slice(0, depth));
       if (node?.range) return lineCounter.linePos(node.range[0]).line;
