@@ -6,6 +6,7 @@
  * every issue of a stack in one pass and throw a single {@link StackError} listing them all.
  */
 
+import { compareText } from './text-order.ts';
 import type { StackConfig } from './config/load.ts';
 
 /** Stable codes of the problems core reports. Scripts may match on them; never rename one. */
@@ -131,10 +132,10 @@ export function isStackError(error: unknown): error is StackError {
 function sortIssues(issues: readonly Issue[]): Issue[] {
   return [...issues].sort(
     (a, b) =>
-      (a.file ?? '').localeCompare(b.file ?? '') ||
+      compareText(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
-      a.path.localeCompare(b.path) ||
-      a.message.localeCompare(b.message),
+      compareText(a.path, b.path) ||
+      compareText(a.message, b.message),
   );
 }
 

@@ -1,3 +1,4 @@
+import { compareText } from './text-order.ts';
 import { HF_DOWNLOADER_IMAGE_PUBLIC, INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
 import type { Issue } from './errors.ts';
 import { KSERVE_WELL_KNOWN_IMAGES } from './kserve/facts.ts';
@@ -55,15 +56,20 @@ export function gaieImages(effective: Values, file: string, fileValues: Values, 
 
 /** Groups image sources of many models into a sorted, de-duplicated inventory. */
 export function inventory(entries: readonly { model: string; sources: readonly ImageSource[] }[]): ImageUse[] {
-  const byImage = new Map<string, { model: string; where: string }[]>();
+  const byImage = new Map<string, { uses: { model: string; where: string }[]; seen: Set<string> }>();
   for (const { model, sources } of entries) {
     for (const { image, where } of sources) {
-      const uses = byImage.get(image) ?? [];
-      if (!uses.some((u) => u.model === model && u.where === where)) uses.push({ model, where });
-      byImage.set(image, uses);
+      let entry = byImage.get(image);
+      if (!entry) byImage.set(image, (entry = { uses: [], seen: new Set() }));
+      // One set per image: a sidecar image used by 500 models is not scanned 500 times over.
+      const key = `${model}\0${where}`;
+      if (!entry.seen.has(key)) {
+        entry.seen.add(key);
+        entry.uses.push({ model, where });
+      }
     }
   }
-  return [...byImage.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([image, uses]) => ({ image, uses }));
+  return [...byImage.entries()].sort(([a], [b]) => compareText(a, b)).map(([image, { uses }]) => ({ image, uses }));
 }
 
 /** Splits an image reference into registry, repository and tag/digest (Docker's rules). */

@@ -1,3 +1,4 @@
+import { compareText } from '../text-order.ts';
 import type { Category, Platform } from '../constants.ts';
 import type { ImageSource } from '../images.ts';
 import type { DeploymentPlan, ModelPlan } from '../plan.ts';
@@ -278,7 +279,7 @@ function imagesDiff(old: ModelPlan | undefined, now: ModelPlan | undefined): Ima
   return {
     added: [...newSet].filter((i) => !oldSet.has(i) && !paired.has(i)).sort(),
     removed: [...oldSet].filter((i) => !newSet.has(i) && !paired.has(i)).sort(),
-    changed: changed.sort((a, b) => a.where.localeCompare(b.where)),
+    changed: changed.sort((a, b) => compareText(a.where, b.where)),
   };
 }
 

@@ -44,7 +44,8 @@ export function mergeAll(...layers: readonly Values[]): Values {
  * included, as {@link mergeValues} of a copy, without copying each level again at every depth.
  */
 function mergeInto(target: Values, overlay: Values): Values {
-  for (const [key, value] of Object.entries(overlay)) {
+  for (const key of Object.keys(overlay)) {
+    const value = overlay[key];
     const current = target[key];
     target[key] = isValuesMap(current) && isValuesMap(value) ? mergeInto(current, value) : clone(value);
   }
@@ -59,7 +60,8 @@ export function effectiveValues(...layers: readonly Values[]): Values {
 /** Removes keys whose value is `null`, at every depth of maps (lists are left as they are). */
 export function stripNulls(values: Values): Values {
   const out: Values = {};
-  for (const [key, value] of Object.entries(values)) {
+  for (const key of Object.keys(values)) {
+    const value = values[key];
     if (value === null) continue;
     out[key] = isValuesMap(value) ? stripNulls(value) : value;
   }
@@ -107,8 +109,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/** A deep copy of maps and lists (plain loops: `Object.fromEntries` of `entries` was a tenth of `validate`). */
 function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map(clone) as T;
-  if (isValuesMap(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clone(v)])) as T;
+  if (isValuesMap(value)) {
+    const out: Values = {};
+    for (const key of Object.keys(value)) out[key] = clone(value[key]);
+    return out as T;
+  }
   return value;
 }
