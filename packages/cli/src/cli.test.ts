@@ -228,6 +228,8 @@ describe('warnings and problems repeated across models', () => {
       'warning: models/generative/M0/gaie-m0/values.yaml:3: inferenceExtension.replica: GAIE inferencepool v1.2.0 does not read this key, so it has no effect (did you mean \"replicas\"?); known here: replicas, image, extProcPort, env, pluginsConfigFile, pluginsCustomConfig, extraContainerPorts, extraServicePorts, flags, affinity, tolerations, failureMode, metricsPort, sidecar, monitoring, tracing (in 50 models: M0, M1, M2 and 47 more)',
       'warning: ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (llm-d-modelservice v0.4.12 default (routing.proxy.image) in 50 models: M0, M1, M2 and 47 more); pin a tag so every node runs the same code and a mirror can copy it',
     ]);
+    // The result line names the first three models too; --json lists every one.
+    expect(result.stdout).toBe('ok Pulumi.s.yaml: 50 models (generative/M0, generative/M1, generative/M2 and 47 more)\n');
     const json = JSON.parse((await cli(['validate', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir })).stdout) as { warnings: { code: string; file: string | null; uses?: unknown[] }[] };
     const unknown = json.warnings.filter((w) => w.code === 'warning.unknown-key');
     expect(unknown.map((w) => w.file).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `models/generative/M${i}/gaie-m${i}/values.yaml`).sort());

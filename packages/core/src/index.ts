@@ -5,7 +5,7 @@
  */
 
 // Errors and secrets
-export { StackError, IssueList, isStackError, formatIssue, formatPath, summarizeNames, SUMMARY_NAMES } from './errors.ts';
+export { StackError, IssueList, isStackError, formatIssue, formatPath, summarizeNames, SUMMARY_NAMES, groupDigits } from './errors.ts';
 export type { Issue, IssueCode, IssueUse, WarningCode } from './errors.ts';
 export { Secret, isSecret, REDACTED_SECRET, redactedSecret, isRedactedSecret } from './secret.ts';
 

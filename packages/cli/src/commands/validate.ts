@@ -1,4 +1,4 @@
-import { formatIssue, type DeploymentPlan, type Issue } from '@app-serving/core';
+import { formatIssue, groupDigits, summarizeNames, SUMMARY_NAMES, type DeploymentPlan, type Issue } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import { issueJson } from '../main.ts';
@@ -25,8 +25,10 @@ export function printWarnings(warnings: readonly Issue[], output: Output): void 
   for (const line of foldRepeated(warnings)) output.err(`${output.color.yellow('warning:')} ${formatIssue(line.issue)}${repeatedSuffix(line)}`);
 }
 
+/** `2 models (generative/A, embedder/B)`; past four models, the first three and a count (`--json` lists all). */
 function describeModels(plan: DeploymentPlan): string {
   if (plan.models.length === 0) return 'no enabled model';
-  const names = plan.models.map((m) => `${m.category}/${m.name}`).join(', ');
-  return `${plan.models.length} ${plan.models.length === 1 ? 'model' : 'models'} (${names})`;
+  const names = plan.models.map((m) => `${m.category}/${m.name}`);
+  const shown = names.length > SUMMARY_NAMES + 1 ? summarizeNames(names) : names.join(', ');
+  return `${groupDigits(plan.models.length)} ${plan.models.length === 1 ? 'model' : 'models'} (${shown})`;
 }
