@@ -1,3 +1,4 @@
+import { loadRenderer } from '../renderer.ts';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
@@ -101,7 +102,7 @@ async function compare(base: LoadedSide, head: LoadedSide): Promise<DeploymentDi
     return diffDeployments({ plan: basePlan, resources: [] }, { plan: headPlan, resources: [] });
   }
   const skip = same?.models ?? new Set<string>();
-  const { renderStack } = await import('@app-serving/pulumi-components/render');
+  const renderStack = await loadRenderer();
   const render = async (plan: DeploymentPlan | null, secrets: Record<string, string>): Promise<DiffResource[]> => {
     if (!plan) return [];
     const placeholders = Object.fromEntries(Object.entries(secrets).map(([key, fp]) => [key, `app-serving-diff-${fp}`]));

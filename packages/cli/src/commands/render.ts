@@ -1,3 +1,4 @@
+import { loadRenderer } from '../renderer.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -31,7 +32,7 @@ export default async function render({ options, output }: { options: RenderOptio
   if (options.out !== undefined) checkWritableDir('--out', options.out);
   const { plan } = loadAndPlan(options);
   // Pulumi is loaded only here: validate and plan never pay for it.
-  const { renderStack } = await import('@app-serving/pulumi-components/render');
+  const renderStack = await loadRenderer();
   const rendered = await renderStack(plan);
   const resources: Resource[] = rendered.resources.map(({ type, name, parent, dependsOn, inputs }) => ({ type, name, parent, dependsOn, inputs }));
 
