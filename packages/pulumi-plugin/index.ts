@@ -131,8 +131,8 @@ function inPluginTerms<T>(args: ModelArgs & { values?: unknown }, build: () => T
     return build();
   } catch (error) {
     if (!pulumi.InputPropertyError.isInstance(error)) throw error;
-    const path = error.propertyPath === 'folder' ? (args.values !== undefined ? 'values' : 'modelsDir') : error.propertyPath.replace(/^folder\./, '');
-    throw new pulumi.InputPropertyError({ propertyPath: path, reason: error.reason.replace(/\bfolder\./g, '') });
+    const path = error.propertyPath === 'folder' ? (args.values !== undefined ? 'values' : 'modelsDir') : error.propertyPath.replace(/^folder\.(?=[a-zA-Z])/, '');
+    throw new pulumi.InputPropertyError({ propertyPath: path, reason: error.reason.replace(/\bfolder\.(?=[a-zA-Z])/g, '') });
   }
 }
 
