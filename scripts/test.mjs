@@ -30,6 +30,13 @@ if (built.status !== 0) {
   console.log('the test control plane could not be built (see above): its tests will fail');
 }
 
+// The plugin's SDK test needs Pulumi's code generators (tools/pulumi-sdkgen), a Python venv with the
+// Pulumi SDK and the Pulumi Go SDK's modules, fetched once and cached outside the work tree.
+const sdkgen = spawnSync(process.execPath, [join(root, 'tools', 'pulumi-sdkgen', 'build.mjs')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+if (sdkgen.status !== 0) {
+  console.log('the SDK generator or its Python/Go environments could not be prepared (see above): the plugin SDK test will fail');
+}
+
 const run = spawnSync(nx, ['run-many', '-t', 'test', '--outputStyle=static', ...process.argv.slice(2)], {
   cwd: root,
   env,

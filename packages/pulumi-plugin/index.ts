@@ -25,11 +25,14 @@ export enum CloudProvider {
   OnPrem = 'on-prem',
 }
 
-/** A model read from its folder `<modelsDir>/<category>/<name>/`, planned by core. */
+/**
+ * A model planned by core: read from its folder `<modelsDir>/<category>/<name>/`, or with its chart
+ * values given inline (`values`), merged and checked the same way.
+ */
 export interface ModelArgs {
-  /** The `models/` directory holding `<category>/<name>/`. */
-  modelsDir: string;
-  /** The model folder name. */
+  /** The `models/` directory holding `<category>/<name>/`. Required unless `values` is given. */
+  modelsDir?: string;
+  /** The model's name (its folder name, when read from `modelsDir`). */
   name: string;
   /** Default: generative. */
   category?: Category;
@@ -51,15 +54,93 @@ export interface ModelArgs {
   pullTimeout?: string;
 }
 
+/**
+ * An llm-d model's chart values inline, per chart, instead of the files of a model folder
+ * (`gaie-<slug>/values.yaml`, `ms-<slug>/values.yaml`). Each is a map of any values, as the chart's
+ * values.yaml would hold them; core merges them with its own values and checks them as it checks
+ * a folder's files. Values must be known when the component is constructed.
+ */
+export interface LlmdValues {
+  /** The model slug (what the folders `gaie-<slug>`/`ms-<slug>` would say); every name derives from it. */
+  slug: string;
+  /** Values of the GAIE `inferencepool` chart. */
+  gaie: { [key: string]: any };
+  /** Values of the `llm-d-modelservice` chart. */
+  modelService: { [key: string]: any };
+  /** Values of the `llm-d-infra` chart (optional). */
+  infra?: { [key: string]: any };
+}
+
+/** A KServe model's LLMInferenceService spec overlay inline, instead of `kserve-<slug>/values.yaml`. */
+export interface KserveValues {
+  /** The model slug (what the folder `kserve-<slug>` would say); every name derives from it. */
+  slug: string;
+  /** The LLMInferenceService spec overlay (a map of any values). */
+  kserve: { [key: string]: any };
+}
+
+/** Arguments of {@link LlmdModel}. */
+export interface LlmdModelArgs extends ModelArgs {
+  /** The chart values inline; then no model folder is read and `modelsDir` is not needed. */
+  values?: LlmdValues;
+}
+
 /** Arguments of {@link KserveModel}. */
 export interface KserveModelArgs extends ModelArgs {
   /** The Hugging Face token; stays a secret. */
   hfToken?: pulumi.Input<string>;
+  /** The LLMInferenceService overlay inline; then no model folder is read and `modelsDir` is not needed. */
+  values?: KserveValues;
 }
 
-function folderOf(args: ModelArgs, platform: 'llm-d' | 'kserve'): lib.ModelFolderArgs {
+/**
+ * The first value inside `value` that is not known yet (an Output, or an unknown during preview),
+ * as a path below `path`. Inline values decide the plan, so they must be known at construction.
+ */
+function unknownAt(value: unknown, path: string): string | undefined {
+  if (pulumi.Output.isInstance(value) || value === pulumi.runtime.unknownValue) return path;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = unknownAt(item, `${path}[${i}]`);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = unknownAt(item, `${path}.${key}`);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function inlineValues(values: LlmdValues | KserveValues | undefined): lib.ModelFolderArgs['values'] {
+  if (values === undefined) return undefined;
+  const unknown = unknownAt(values, 'values');
+  if (unknown !== undefined) {
+    throw new pulumi.InputPropertyError({ propertyPath: unknown, reason: 'must be known when the component is constructed (inline values decide names and charts): pass plain values, not outputs of other resources' });
+  }
+  return values;
+}
+
+/**
+ * The library's argument errors in this component's terms: its args are flat (`modelsDir`,
+ * `values.gaie`, `nodeSelector`), not the library's `folder.*`.
+ */
+function inPluginTerms<T>(args: ModelArgs & { values?: unknown }, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!pulumi.InputPropertyError.isInstance(error)) throw error;
+    const path = error.propertyPath === 'folder' ? (args.values !== undefined ? 'values' : 'modelsDir') : error.propertyPath.replace(/^folder\.(?=[a-zA-Z])/, '');
+    throw new pulumi.InputPropertyError({ propertyPath: path, reason: error.reason.replace(/\bfolder\.(?=[a-zA-Z])/g, '') });
+  }
+}
+
+function folderOf(args: ModelArgs & { values?: LlmdValues | KserveValues }, platform: 'llm-d' | 'kserve'): lib.ModelFolderArgs {
+  const values = inlineValues(args.values);
   return {
-    modelsDir: args.modelsDir,
+    ...(args.modelsDir !== undefined && { modelsDir: args.modelsDir }),
+    ...(values !== undefined && { values }),
     name: args.name,
     platform,
     ...(args.category !== undefined && { category: args.category }),
@@ -93,9 +174,9 @@ export class LlmdModel extends pulumi.ComponentResource {
   /** With a model source only. */
   public readonly pvcName?: pulumi.Output<string>;
 
-  constructor(name: string, args: ModelArgs, opts?: pulumi.ComponentResourceOptions) {
+  constructor(name: string, args: LlmdModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super('app-serving:index:LlmdModel', name, {}, opts);
-    const model = new lib.LlmdModel(name, { folder: folderOf(args, 'llm-d'), ...credentials(args) }, { parent: this });
+    const model = inPluginTerms(args, () => new lib.LlmdModel(name, { folder: folderOf(args, 'llm-d'), ...credentials(args) }, { parent: this }));
     const o = model.outputs;
     this.namespace = o.namespace;
     this.servedModelName = o.servedModelName;
@@ -132,7 +213,7 @@ export class KserveModel extends pulumi.ComponentResource {
   constructor(name: string, args: KserveModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super('app-serving:index:KserveModel', name, {}, opts);
     const hf = args.hfToken !== undefined ? { hfToken: args.hfToken } : {};
-    const model = new lib.KserveModel(name, { folder: folderOf(args, 'kserve'), ...credentials(args), ...hf }, { parent: this });
+    const model = inPluginTerms(args, () => new lib.KserveModel(name, { folder: folderOf(args, 'kserve'), ...credentials(args), ...hf }, { parent: this }));
     const o = model.outputs;
     this.namespace = o.namespace;
     this.servedModelName = o.servedModelName;

@@ -22,7 +22,7 @@ describe('the plugin schema (Pulumi component analyzer)', () => {
 
 interface Schema {
   resources: Record<string, { inputProperties: Record<string, { plain?: boolean; $ref?: string; type?: string }>; requiredInputs: string[]; properties: Record<string, unknown>; required: string[] }>;
-  types: Record<string, { type: string; enum?: { name: string; value: string }[] }>;
+  types: Record<string, { type: string; enum?: { name: string; value: string }[]; properties?: Record<string, { plain?: boolean; type?: string; additionalProperties?: unknown }>; required?: string[] }>;
 }
 
 describe('what the SDKs are generated from', () => {
@@ -31,19 +31,38 @@ describe('what the SDKs are generated from', () => {
     expect(schema.name).toBe('app-serving');
     expect(Object.keys(schema.resources).sort()).toEqual(['app-serving:index:AppServing', 'app-serving:index:KserveModel', 'app-serving:index:LlmdModel']);
     const llmd = schema.resources['app-serving:index:LlmdModel']!;
-    expect(llmd.requiredInputs.sort()).toEqual(['modelsDir', 'name']);
+    expect(llmd.requiredInputs.sort()).toEqual(['name']);
     // What decides the plan is plain (known when the component is constructed); secrets are Inputs.
     const plain = Object.entries(llmd.inputProperties)
       .filter(([, p]) => p.plain === true)
       .map(([k]) => k)
       .sort();
-    expect(plain).toEqual(['category', 'cloudProvider', 'createNamespace', 'harborHostname', 'harborUser', 'modelsDir', 'name', 'namespace', 'nodeSelector', 'pullTimeout']);
+    expect(plain).toEqual(['category', 'cloudProvider', 'createNamespace', 'harborHostname', 'harborUser', 'modelsDir', 'name', 'namespace', 'nodeSelector', 'pullTimeout', 'values']);
     expect(llmd.inputProperties.harborToken!.plain).toBeUndefined();
     expect(llmd.inputProperties.category!.$ref).toBe('#/types/app-serving:index:Category');
     expect(llmd.required.sort()).toEqual(['gatewayService', 'gatewayUrl', 'inferencePoolName', 'namespace', 'servedModelName']);
     expect(schema.resources['app-serving:index:KserveModel']!.inputProperties.hfToken!.plain).toBeUndefined();
+    expect(schema.resources['app-serving:index:KserveModel']!.requiredInputs.sort()).toEqual(['name']);
     expect(schema.resources['app-serving:index:AppServing']!.requiredInputs.sort()).toEqual(['modelsDir', 'stackFile']);
     expect(schema.types['app-serving:index:Category']!.enum!.map((e) => e.value)).toEqual(['generative', 'embedder']);
     expect(schema.types['app-serving:index:CloudProvider']!.enum!.map((e) => e.value)).toEqual(['cloud', 'on-prem']);
+  });
+
+  it('inline values: one plain object per model, a map of any values per chart', () => {
+    const anyMap = { type: 'object', additionalProperties: { $ref: 'pulumi.json#/Any' }, plain: true };
+    for (const [resource, type, charts, required] of [
+      ['LlmdModel', 'LlmdValues', ['gaie', 'infra', 'modelService'], ['gaie', 'modelService', 'slug']],
+      ['KserveModel', 'KserveValues', ['kserve'], ['kserve', 'slug']],
+    ] as const) {
+      const values = schema.resources[`app-serving:index:${resource}`]!.inputProperties.values!;
+      expect(values.$ref).toBe(`#/types/app-serving:index:${type}`);
+      expect(values.plain).toBe(true);
+      const def = schema.types[`app-serving:index:${type}`]!;
+      expect(def.type).toBe('object');
+      expect(Object.keys(def.properties!).sort()).toEqual([...charts, 'slug'].sort());
+      expect(def.required!.sort()).toEqual(required);
+      expect(def.properties!.slug).toMatchObject({ type: 'string', plain: true });
+      for (const chart of charts) expect(def.properties![chart], chart).toMatchObject(anyMap);
+    }
   });
 });
