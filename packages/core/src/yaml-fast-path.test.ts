@@ -58,6 +58,9 @@ describe('the fast YAML path', () => {
       '~: c\n',
       'null: c\n',
       '{: c}\n',
+      // Found by the generated documents below: an empty entry of a nested list.
+      'a:\n  - -\n  - 1\n',
+      '- - # note\n- 1\n',
       '{a: 1}: c\n',
       '__proto__: 1\n',
       'a: "\\x41"\n',
@@ -125,7 +128,9 @@ describe('the fast YAML path', () => {
         const doc = entries.map(([key, value, note]) => `${key}:${render(value, '', note)}`).join('');
         if (agree(doc) === 'fast') fastCount += 1;
       }),
-      { numRuns: 5000 },
+      // A fixed seed in CI (one run reads like the next); a fresh one elsewhere, printed on failure
+      // with the counterexample, so that local runs keep exploring.
+      { numRuns: 5000, ...(process.env.CI ? { seed: 20261203 } : {}) },
     );
     // The generator must reach the fast path often, or it tests nothing.
     expect(fastCount).toBeGreaterThan(250);

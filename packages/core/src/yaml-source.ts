@@ -106,12 +106,12 @@ const PLAIN_YAML_TEXT = /^[\n\x20-\x7e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd\ud
  * the start of a node), merge keys (`<<`), directives (`%`), explicit keys (`?`), a flow
  * collection used as a key (`]:` or `}:`), a null key (`~:`, `null:`, an empty key, or a null or
  * empty entry in a flow collection: "" to yaml, "null" to js-yaml), block scalars with an indentation indicator (`|2`), a list entry with
- * nothing after its dash (js-yaml mis-nests an empty one), `#` right after a character (yaml
+ * nothing after its dash, also nested as in `- -` (js-yaml mis-nests an empty one), `#` right after a character (yaml
  * refuses it after a flow collection, js-yaml takes it as a comment), `__proto__` keys, and
  * escapes in double quotes. A
  * false alarm (say, `a & b` in a description) only costs the careful path's time.
  */
-const NOT_PLAIN_YAML = /(?:^|[\s[{,:])[&*!]|<<|^%|(?:^|[\s[{,])\?(?:\s|$)|[\]}]\s*:|(?:^|[\s[{,?-])(?:~|[Nn]ull|NULL)?:(?:[\s,\]}]|$)|[|>](?:[-+]?[1-9]|[1-9][-+])|^[ ]*-[ ]*(?:#.*)?$|[{,]\s*(?:~|[Nn]ull|NULL)?\s*[,}]|\S#|__proto__|\\/m;
+const NOT_PLAIN_YAML = /(?:^|[\s[{,:])[&*!]|<<|^%|(?:^|[\s[{,])\?(?:\s|$)|[\]}]\s*:|(?:^|[\s[{,?-])(?:~|[Nn]ull|NULL)?:(?:[\s,\]}]|$)|[|>](?:[-+]?[1-9]|[1-9][-+])|^[ ]*(?:-[ ]+)*-[ ]*(?:#.*)?$|[{,]\s*(?:~|[Nn]ull|NULL)?\s*[,}]|\S#|__proto__|\\/m;
 
 /**
  * Whether a quoted scalar runs over a line end (the parsers fold those differently, and refuse
