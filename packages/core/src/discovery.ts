@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CATEGORIES, type Category, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import { modelPlatform } from './config/rules.ts';
-import type { ModelEntry } from './config/schema.ts';
+import type { ModelEntry } from './config/types.ts';
 import { IssueList, type Issue } from './errors.ts';
 import { slugProblem } from './names.ts';
 import { displayPath } from './paths.ts';

@@ -48,8 +48,26 @@ export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { stackConfigSchema, SECRET_KEYS, STACK_KEYS, isLabelKey, isLabelValue, configKeyPaths, durationSeconds } from './config/schema.ts';
-export type { ModelEntry, ModelSource, GpuToleration, ChartOverride, ModelGateway, StackConfigInput } from './config/schema.ts';
+export { SECRET_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
+export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
+export type {
+  StackConfigInput,
+  ParsedStackConfig,
+  ModelEntry,
+  ModelEntryInput,
+  ModelSource,
+  ModelSourceInput,
+  HuggingFaceSource,
+  GpuToleration,
+  GpuTolerationInput,
+  ChartOverride,
+  ChartOverrides,
+  ModelGateway,
+  KserveGateway,
+  KserveSettings,
+  KserveSettingsInput,
+  NodeSelector,
+} from './config/types.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
 

@@ -4,7 +4,7 @@ import type { StackConfig } from './config/load.ts';
 import { chartRefs } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
-import { durationSeconds } from './config/schema.ts';
+import { durationSeconds } from './config/formats.ts';
 import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
 import { checkLlmdNames, llmdNames, serviceHost } from './names.ts';

@@ -7,7 +7,7 @@ import {
   PULLED_MARKER_FILE,
   PULLED_MARKER_PATH,
 } from './constants.ts';
-import type { ModelSource } from './config/schema.ts';
+import type { ModelSource } from './config/types.ts';
 import { mirrorReference } from './images.ts';
 import { storageNames } from './names.ts';
 

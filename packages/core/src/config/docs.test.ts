@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configKeyPaths } from './schema.ts';
+import { configKeyPaths } from './keys.ts';
 
 /** docs/configuration.md is checked against the schema: every key is described there. */
 describe('docs/configuration.md', () => {

@@ -27,7 +27,7 @@ describe('the stack file JSON Schema', () => {
 
 describe('configKeyPaths', () => {
   it('lists nested keys of models entries and sources', async () => {
-    const { configKeyPaths } = await import('./schema.ts');
+    const { configKeyPaths } = await import('./keys.ts');
     const paths = configKeyPaths().map((p) => p.join('.'));
     expect(paths).toContain('models.generative.modelSource.huggingFace.repo');
     expect(paths).toContain('kserve.gateway.create');

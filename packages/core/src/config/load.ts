@@ -9,7 +9,9 @@ import { didYouMean } from '../suggest.ts';
 import { MAX_STACK_FILE_BYTES, readTextFile } from '../text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from '../yaml-source.ts';
 import { checkStackRules } from './rules.ts';
-import { MAYBE_SECRET_KEYS, SECRET_KEYS, STACK_KEYS, stackConfigSchema, type ParsedStackConfig } from './schema.ts';
+import { MAYBE_SECRET_KEYS, SECRET_KEYS, STACK_KEYS } from './keys.ts';
+import { stackConfigSchema } from './schema.ts';
+import type { ParsedStackConfig } from './types.ts';
 
 /** A validated stack configuration, with where it came from. */
 export interface StackConfig extends ParsedStackConfig {

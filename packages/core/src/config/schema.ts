@@ -1,7 +1,19 @@
 import { z } from 'zod';
-import { CATEGORIES, PLATFORMS } from '../constants.ts';
+import { PLATFORMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
+import { durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
+import type {
+  ChartOverride,
+  GpuToleration,
+  KserveSettings,
+  ModelEntry,
+  ModelEntryInput,
+  ModelGateway,
+  ModelSource,
+  ParsedStackConfig,
+  StackConfigInput,
+} from './types.ts';
 
 /**
  * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).
@@ -25,31 +37,13 @@ const DNS_LABEL_MESSAGE = 'must be a Kubernetes name (DNS-1123 label): at most 6
 const DNS_SUBDOMAIN_STRICT = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/;
-const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const HOSTNAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(:[0-9]{1,5})?$/;
 /** `<registry>/<path>:<tag>` or `<registry>/<path>@sha256:<digest>`; a tag or digest is required. */
 const OCI_REF = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?\/[a-z0-9]+([._/-][a-z0-9]+)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}|@sha256:[a-f0-9]{64})$/;
 const RELATIVE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
-/** A duration such as `30m`, `1h30m`, `900s` (hours, minutes, seconds; at least one). */
-const DURATION = /^(?=\d)(\d+h)?(\d+m)?(\d+s)?$/;
 /** `<registry>[:port][/<project path>]`, e.g. `harbor.example.com/images-llm-d`. */
 const IMAGE_MIRROR = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** A Kubernetes label key (`[prefix/]name`), as used in node selectors. */
-export function isLabelKey(key: string): boolean {
-  const slash = key.lastIndexOf('/');
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
-  const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !LABEL_PREFIX.test(prefix))) return false;
-  return name.length > 0 && name.length <= 63 && LABEL_NAME.test(name);
-}
-
-/** A Kubernetes label value: empty, or ≤ 63 alphanumerics with `-_.` inside. */
-export function isLabelValue(value: string): boolean {
-  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
-}
 
 /** The wrapped secret type; a stack file writes it as `{secure: <ciphertext>}`. */
 export const secretSchema = z
@@ -117,14 +111,6 @@ export const modelSourceSchema = z
     huggingFace: huggingFaceSourceSchema.optional(),
   })
   .meta({ description: 'Where the model weights come from and the volume that holds them.' });
-
-/** Seconds of a duration such as `1h30m` (see {@link durationSchema}); undefined when it is not one. */
-export function durationSeconds(text: string): number | undefined {
-  const match = DURATION.exec(text);
-  if (!match || text === '') return undefined;
-  const [, h, m, s] = match;
-  return (h ? parseInt(h, 10) * 3600 : 0) + (m ? parseInt(m, 10) * 60 : 0) + (s ? parseInt(s, 10) : 0);
-}
 
 const durationSchema = z
   .string()
@@ -236,37 +222,36 @@ export const stackConfigSchema = z
   })
   .meta({ description: 'app-serving stack configuration.' });
 
-export type StackConfigInput = z.input<typeof stackConfigSchema>;
-export type ParsedStackConfig = z.output<typeof stackConfigSchema>;
-export type ModelEntry = z.output<typeof modelEntrySchema>;
-export type ModelSource = z.output<typeof modelSourceSchema>;
-export type GpuToleration = z.output<typeof gpuTolerationSchema>;
-export type ChartOverride = z.output<typeof chartOverrideSchema>;
-export type ModelGateway = z.output<typeof modelGatewaySchema>;
+export type {
+  StackConfigInput,
+  ParsedStackConfig,
+  ModelEntry,
+  ModelEntryInput,
+  ModelSource,
+  ModelSourceInput,
+  HuggingFaceSource,
+  GpuToleration,
+  GpuTolerationInput,
+  ChartOverride,
+  ChartOverrides,
+  ModelGateway,
+  KserveGateway,
+  KserveSettings,
+  KserveSettingsInput,
+  NodeSelector,
+} from './types.ts';
 
-/** Keys whose values are secrets: a stack file must hold them as `secure:` values. */
-export const SECRET_KEYS = ['harborToken', 'hfToken'] as const;
-/** Keys that may be secrets (a kubeconfig's content) or plain values (its path). */
-export const MAYBE_SECRET_KEYS = ['kubeconfig'] as const;
-/** Every key of the schema, for "did you mean" suggestions. */
-export const STACK_KEYS = Object.keys(stackConfigSchema.shape) as (keyof typeof stackConfigSchema.shape)[];
-export { CATEGORIES };
+/** Whether two types are the same type (not only assignable both ways). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
-/**
- * Every key path of the stack schema, e.g. `['models', 'generative', 'modelSource', 'harborRef']`
- * (list entries are not indexed). For tools and tests that check the documentation covers them.
- */
-export function configKeyPaths(): string[][] {
-  const walk = (schema: z.core.$ZodType, at: string[]): string[][] => {
-    let current = schema;
-    for (;;) {
-      if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable) {
-        current = current.unwrap() as z.core.$ZodType;
-      } else if (current instanceof z.ZodArray) current = current.element as z.core.$ZodType;
-      else break;
-    }
-    if (!(current instanceof z.ZodObject)) return [];
-    return Object.entries(current.shape).flatMap(([key, child]) => [[...at, key], ...walk(child as z.core.$ZodType, [...at, key])]);
-  };
-  return walk(stackConfigSchema, []);
-}
+// The hand-written types of types.ts are exactly what the schema reads and returns: the build (and
+// every type check) fails here when one changes without the other.
+true satisfies Same<z.input<typeof stackConfigSchema>, StackConfigInput>;
+true satisfies Same<z.output<typeof stackConfigSchema>, ParsedStackConfig>;
+true satisfies Same<z.output<typeof modelEntrySchema>, ModelEntry>;
+true satisfies Same<z.input<typeof modelEntrySchema>, ModelEntryInput>;
+true satisfies Same<z.output<typeof modelSourceSchema>, ModelSource>;
+true satisfies Same<z.output<typeof gpuTolerationSchema>, GpuToleration>;
+true satisfies Same<z.output<typeof chartOverrideSchema>, ChartOverride>;
+true satisfies Same<z.output<typeof modelGatewaySchema>, ModelGateway>;
+true satisfies Same<z.output<typeof kserveSchema>, KserveSettings>;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parse } from 'yaml';
 import { CONFIG_NAMESPACE } from '../constants.ts';
-import { MAYBE_SECRET_KEYS, SECRET_KEYS } from '../config/schema.ts';
+import { MAYBE_SECRET_KEYS, SECRET_KEYS } from '../config/keys.ts';
 
 const KEYS = new Set<string>([...SECRET_KEYS, ...MAYBE_SECRET_KEYS]);
 

@@ -1,4 +1,4 @@
-import type { GpuToleration } from '../config/schema.ts';
+import type { GpuToleration } from '../config/types.ts';
 
 /** A Kubernetes toleration. */
 export interface Toleration {

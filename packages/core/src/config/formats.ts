@@ -1,0 +1,31 @@
+/**
+ * Formats of stack values that more than the schema checks (node selectors, durations), free of
+ * zod so that core's public declarations stay free of zod's.
+ */
+
+const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_PREFIX = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A duration such as `30m`, `1h30m`, `900s` (hours, minutes, seconds; at least one). */
+const DURATION = /^(?=\d)(\d+h)?(\d+m)?(\d+s)?$/;
+
+/** A Kubernetes label key (`[prefix/]name`), as used in node selectors. */
+export function isLabelKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !LABEL_PREFIX.test(prefix))) return false;
+  return name.length > 0 && name.length <= 63 && LABEL_NAME.test(name);
+}
+
+/** A Kubernetes label value: empty, or ≤ 63 alphanumerics with `-_.` inside. */
+export function isLabelValue(value: string): boolean {
+  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
+}
+
+/** Seconds of a duration such as `1h30m` (hours h, minutes m, seconds s; at least one); undefined when it is not one. */
+export function durationSeconds(text: string): number | undefined {
+  const match = DURATION.exec(text);
+  if (!match || text === '') return undefined;
+  const [, h, m, s] = match;
+  return (h ? parseInt(h, 10) * 3600 : 0) + (m ? parseInt(m, 10) * 60 : 0) + (s ? parseInt(s, 10) : 0);
+}

@@ -1,0 +1,139 @@
+import type { Platform } from '../constants.ts';
+import type { Secret } from '../secret.ts';
+
+/**
+ * The stack configuration's types, written out rather than inferred from the zod schema
+ * (`schema.ts`), so that core's public declarations never reach zod's: zod's `.d.cts` files need
+ * `esModuleInterop`, which Pulumi's older `module: commonjs` template does not set (TS1259). The
+ * schema is held to these types at compile time (`schema.ts`), so neither can drift.
+ *
+ * `Parsed*` / unprefixed: what a parsed stack holds (defaults filled in).
+ * `*Input`: what a stack file (or a caller of {@link StackConfigInput}) may write.
+ */
+
+/** Node labels, `{ <label key>: <value> }`. */
+export type NodeSelector = Record<string, string>;
+
+/** `modelSource.huggingFace`: download the weights from Hugging Face (kserve platform). */
+export interface HuggingFaceSource {
+  /** Repository id, e.g. `Qwen/Qwen3-0.6B`. */
+  repo: string;
+  /** Branch, tag or commit. Default: the repository's default branch. */
+  revision?: string | undefined;
+}
+
+/** Where the model weights come from and the volume that holds them. */
+export interface ModelSource {
+  harborRef?: string | undefined;
+  modelUri?: string | undefined;
+  layout: 'hf-cache' | 'directory';
+  storageSize: string;
+  storageClass?: string | undefined;
+  hostpathNode?: string | undefined;
+  hostpathDir?: string | undefined;
+  huggingFace?: HuggingFaceSource | undefined;
+}
+
+/** {@link ModelSource} as written: `layout` defaults to `hf-cache`. */
+export interface ModelSourceInput extends Omit<ModelSource, 'layout'> {
+  layout?: 'hf-cache' | 'directory' | undefined;
+}
+
+/** Toleration for the taint on GPU nodes. */
+export interface GpuToleration {
+  key: string;
+  operator: 'Equal' | 'Exists';
+  value?: string | undefined;
+  effect?: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' | undefined;
+}
+
+/** {@link GpuToleration} as written: `operator` defaults to `Equal`. */
+export interface GpuTolerationInput extends Omit<GpuToleration, 'operator'> {
+  operator?: 'Equal' | 'Exists' | undefined;
+}
+
+/** Override of a pinned chart (a mirror, or an upgrade). */
+export interface ChartOverride {
+  chart?: string | undefined;
+  version?: string | undefined;
+  repo?: string | undefined;
+}
+
+/** `charts`: overrides per chart. */
+export interface ChartOverrides {
+  infra?: ChartOverride | undefined;
+  gaie?: ChartOverride | undefined;
+  modelService?: ChartOverride | undefined;
+}
+
+/** One model of the stack (an entry of `models.generative` or `models.embedder`). */
+export interface ModelEntry {
+  name: string;
+  enabled: boolean;
+  nodeSelector: NodeSelector;
+  nameSpace?: string | undefined;
+  releaseName?: string | undefined;
+  platform?: Platform | undefined;
+  modelSource?: ModelSource | undefined;
+  readyTimeout?: string | undefined;
+}
+
+/** {@link ModelEntry} as written: `enabled` defaults to true, `nodeSelector` to `{}`. */
+export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelector' | 'modelSource'> {
+  enabled?: boolean | undefined;
+  nodeSelector?: NodeSelector | undefined;
+  modelSource?: ModelSourceInput | undefined;
+}
+
+/** The Istio Gateway of each llm-d model. */
+export interface ModelGateway {
+  routeNamespaces: 'Same' | 'All' | string[];
+  accessLogging: boolean;
+}
+
+/** The Envoy Gateway KServe routes through. */
+export interface KserveGateway {
+  name: string;
+  namespace: string;
+  className: string;
+  create: boolean;
+}
+
+/** KServe platform settings. */
+export interface KserveSettings {
+  gateway: KserveGateway;
+  imageMirror?: string | undefined;
+}
+
+/** {@link KserveSettings} as written: every gateway key has a default. */
+export interface KserveSettingsInput {
+  gateway?: Partial<KserveGateway> | undefined;
+  imageMirror?: string | undefined;
+}
+
+/** The `app-serving:*` keys of a parsed stack, defaults filled in. */
+export interface ParsedStackConfig {
+  cloudProvider: 'cloud' | 'on-prem';
+  platform: Platform;
+  models: { generative: ModelEntry[]; embedder: ModelEntry[] };
+  gpuToleration?: GpuToleration | undefined;
+  controlNodeSelector?: NodeSelector | undefined;
+  modelGateway: ModelGateway;
+  kubeconfig?: string | Secret | undefined;
+  harborHostname?: string | undefined;
+  harborUser?: string | undefined;
+  harborToken?: Secret | undefined;
+  hfToken?: Secret | undefined;
+  charts?: ChartOverrides | undefined;
+  kserve?: KserveSettings | undefined;
+}
+
+/** The `app-serving:*` keys as a stack file writes them (the keys with defaults may be left out). */
+export interface StackConfigInput
+  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve'> {
+  platform?: Platform | undefined;
+  models: { generative?: ModelEntryInput[] | undefined; embedder?: ModelEntryInput[] | undefined };
+  gpuToleration?: GpuTolerationInput | undefined;
+  modelGateway?: Partial<ModelGateway> | undefined;
+  kserve?: KserveSettingsInput | undefined;
+}
