@@ -222,30 +222,12 @@ export const stackConfigSchema = z
   })
   .meta({ description: 'app-serving stack configuration.' });
 
-export type {
-  StackConfigInput,
-  ParsedStackConfig,
-  ModelEntry,
-  ModelEntryInput,
-  ModelSource,
-  ModelSourceInput,
-  HuggingFaceSource,
-  GpuToleration,
-  GpuTolerationInput,
-  ChartOverride,
-  ChartOverrides,
-  ModelGateway,
-  KserveGateway,
-  KserveSettings,
-  KserveSettingsInput,
-  NodeSelector,
-} from './types.ts';
-
 /** Whether two types are the same type (not only assignable both ways). */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
-// The hand-written types of types.ts are exactly what the schema reads and returns: the build (and
-// every type check) fails here when one changes without the other.
+// The types of a stack are written out in types.ts (so that core's public declarations stay free
+// of zod's). They are exactly what the schema reads and returns: the build (and every type check)
+// fails here when one changes without the other.
 true satisfies Same<z.input<typeof stackConfigSchema>, StackConfigInput>;
 true satisfies Same<z.output<typeof stackConfigSchema>, ParsedStackConfig>;
 true satisfies Same<z.output<typeof modelEntrySchema>, ModelEntry>;
