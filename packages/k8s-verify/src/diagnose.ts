@@ -112,7 +112,7 @@ function httpCause(status: number, body: string, path: string, ctx: RouteContext
   }
   if (status === 401 || status === 403) {
     return ctx.kind === 'direct'
-      ? 'the endpoint wants credentials or refused them: pass an Authorization header (its value is never printed)'
+      ? 'the endpoint wants credentials or refused them: give it a bearer token (app-serving verify reads APP_SERVING_VERIFY_TOKEN; the library takes an Authorization header in `headers`), whose value is never printed'
       : 'something on the path (Gateway policy, auth proxy) refused the request';
   }
   if (status === 404) {

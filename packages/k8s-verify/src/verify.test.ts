@@ -285,7 +285,7 @@ describe('--base-url', () => {
     expect(server.requests.filter((r) => r.path.startsWith('/llm-d-kq/kq/')).length).toBe(4);
     expect(result.target).toEqual({ mode: 'base-url', baseUrl: server.url });
     expect(result.models[0]!.checks[5]!.failure?.body).toBe('{"error":{"message":"bad key [redacted]"}}');
-    expect(result.models[0]!.checks[5]!.failure?.cause).toBe('the endpoint wants credentials or refused them: pass an Authorization header (its value is never printed)');
+    expect(result.models[0]!.checks[5]!.failure?.cause).toBe('the endpoint wants credentials or refused them: give it a bearer token (app-serving verify reads APP_SERVING_VERIFY_TOKEN; the library takes an Authorization header in `headers`), whose value is never printed');
     for (const text of [formatJson(result), formatSummary(result), formatJunit(result), JSON.stringify(events)]) {
       expect(text).not.toContain(token);
     }
