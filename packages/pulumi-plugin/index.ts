@@ -25,6 +25,67 @@ export enum CloudProvider {
   OnPrem = 'on-prem',
 }
 
+/** How the weights sit in the model volume. */
+export enum ModelLayout {
+  /** A Hugging Face hub cache (served as `pvc+hf://`). */
+  HfCache = 'hf-cache',
+  /** A plain model directory (served as `pvc://`). */
+  Directory = 'directory',
+}
+
+/** How a toleration matches the GPU nodes' taint. */
+export enum TolerationOperator {
+  Equal = 'Equal',
+  Exists = 'Exists',
+}
+
+/** The effect of the GPU nodes' taint. */
+export enum TaintEffect {
+  NoSchedule = 'NoSchedule',
+  PreferNoSchedule = 'PreferNoSchedule',
+  NoExecute = 'NoExecute',
+}
+
+/** Download the weights from Hugging Face into the model volume (kserve platform). */
+export interface HuggingFaceSource {
+  /** Repository id, e.g. `Qwen/Qwen3-0.6B`. */
+  repo: string;
+  /** Branch, tag or commit. Default: the repository's default branch. */
+  revision?: string;
+}
+
+/**
+ * Where the model weights come from and the volume that holds them (a stack entry's
+ * `modelSource`): an OCI artifact in Harbor pulled with ORAS (llm-d), or Hugging Face (KServe).
+ */
+export interface ModelSource {
+  /** OCI artifact holding the model, e.g. `harbor.example.com/ai-models/qwen3:0.6b`. */
+  harborRef?: string;
+  /** Path of the model inside the volume (`<hub-cache-dir>/<org>/<model>` for the hf-cache layout). */
+  modelUri?: string;
+  /** Default: hf-cache. */
+  layout?: ModelLayout;
+  /** Size of the model volume, e.g. `40Gi`. */
+  storageSize: string;
+  /** StorageClass of the PVC. Default: the cluster default (cloud) or `hostpath` (on-prem). */
+  storageClass?: string;
+  /** On-prem: create a static hostPath PV on this node. */
+  hostpathNode?: string;
+  /** On-prem: the hostPath directory. Default: `/var/lib/hostpath/models/<slug>`. */
+  hostpathDir?: string;
+  /** Download from Hugging Face instead (kserve platform). */
+  huggingFace?: HuggingFaceSource;
+}
+
+/** The toleration of the GPU nodes' taint, applied to the model's pods and pull Job. */
+export interface GpuToleration {
+  key: string;
+  /** Default: Equal. */
+  operator?: TolerationOperator;
+  value?: string;
+  effect?: TaintEffect;
+}
+
 /**
  * A model planned by core: read from its folder `<modelsDir>/<category>/<name>/`, or with its chart
  * values given inline (`values`), merged and checked the same way.
@@ -52,6 +113,12 @@ export interface ModelArgs {
   harborToken?: pulumi.Input<string>;
   /** How long `pulumi up` waits for the model's pull Job. Default: 60m. */
   pullTimeout?: string;
+  /** Where the weights come from and the volume that holds them. Default: none (the chart values say). */
+  modelSource?: ModelSource;
+  /** The toleration of the GPU nodes' taint. */
+  gpuToleration?: GpuToleration;
+  /** llm-d-infra release override. Default: `infra-<slug>`. */
+  releaseName?: string;
 }
 
 /**
@@ -113,13 +180,13 @@ function unknownAt(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
-function inlineValues(values: LlmdValues | KserveValues | undefined): lib.ModelFolderArgs['values'] {
-  if (values === undefined) return undefined;
-  const unknown = unknownAt(values, 'values');
+/** `value` (at arg `path`), known at construction: it decides the plan (names, charts, storage). */
+function known<T>(value: T, path: string): T {
+  const unknown = value === undefined ? undefined : unknownAt(value, path);
   if (unknown !== undefined) {
-    throw new pulumi.InputPropertyError({ propertyPath: unknown, reason: 'must be known when the component is constructed (inline values decide names and charts): pass plain values, not outputs of other resources' });
+    throw new pulumi.InputPropertyError({ propertyPath: unknown, reason: 'must be known when the component is constructed (it decides names, charts and storage): pass plain values, not outputs of other resources' });
   }
-  return values;
+  return value;
 }
 
 /**
@@ -137,10 +204,15 @@ function inPluginTerms<T>(args: ModelArgs & { values?: unknown }, build: () => T
 }
 
 function folderOf(args: ModelArgs & { values?: LlmdValues | KserveValues }, platform: 'llm-d' | 'kserve'): lib.ModelFolderArgs {
-  const values = inlineValues(args.values);
+  const values = known(args.values, 'values');
+  const modelSource = known(args.modelSource, 'modelSource');
+  const gpuToleration = known(args.gpuToleration, 'gpuToleration');
   return {
     ...(args.modelsDir !== undefined && { modelsDir: args.modelsDir }),
     ...(values !== undefined && { values }),
+    ...(modelSource !== undefined && { modelSource }),
+    ...(gpuToleration !== undefined && { gpuToleration }),
+    ...(args.releaseName !== undefined && { releaseName: args.releaseName }),
     name: args.name,
     platform,
     ...(args.category !== undefined && { category: args.category }),

@@ -59,6 +59,52 @@ describe('construct under mocks', () => {
   }
 });
 
+describe('construct: an on-prem model with weights from Harbor', () => {
+  const args = {
+    modelsDir: MODELS,
+    name: 'Qwen3-0.6B-rke2',
+    cloudProvider: 'on-prem',
+    nodeSelector: { workload: 'gpu' },
+    modelSource: { harborRef: 'harbor.example.com/ai-models/qwen3-0.6b:2025-05', modelUri: 'hub/Qwen/Qwen3-0.6B', storageSize: '10Gi', hostpathNode: 'gpu-node-1' },
+    gpuToleration: { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+    harborHostname: 'harbor.example.com',
+    harborUser: 'robot$k8s-puller',
+    harborToken: 'not-a-real-token',
+  };
+
+  it('plans the stack entry would: hostPath PV, PVC, the ORAS pull Job, all tolerating the GPU taint', async () => {
+    const { state, records } = await construct('app-serving:index:LlmdModel', args);
+    expect(state).toMatchObject({ namespace: 'llm-d-qwen3-06b-rke2' });
+    expect(typeof state.pvcName).toBe('string');
+    const kinds = (type: string) => records.filter((r) => r.type === type);
+    expect(kinds('kubernetes:core/v1:PersistentVolume')).toHaveLength(1);
+    expect(kinds('kubernetes:core/v1:PersistentVolumeClaim')).toHaveLength(1);
+    const [job] = kinds('kubernetes:batch/v1:Job');
+    const pod = (job!.inputs as { spec: { template: { spec: { tolerations: unknown[]; containers: { args?: string[]; command?: string[] }[] } } } }).spec.template.spec;
+    expect(pod.tolerations).toContainEqual({ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' });
+    expect(JSON.stringify(pod.containers)).toContain('harbor.example.com/ai-models/qwen3-0.6b:2025-05');
+    // The vLLM pods: the modelservice chart's values carry the toleration and read the volume.
+    const charts = kinds('kubernetes:helm.sh/v4:Chart').map((r) => JSON.stringify(r.inputs.values));
+    const modelService = charts.find((values) => values.includes('"decode"'))!;
+    expect(modelService).toContain('"key":"dedicated"');
+    expect(modelService).toContain('pvc+hf://');
+  }, 120_000);
+
+  it('a model source that is not known at construction is an error naming its path', async () => {
+    const unknown = { ...args, modelSource: { ...args.modelSource, storageSize: pulumi.output('10Gi') } };
+    await expect(construct('app-serving:index:LlmdModel', unknown)).rejects.toMatchObject({ propertyPath: 'modelSource.storageSize', reason: expect.stringContaining('must be known') });
+  }, 120_000);
+
+  it('a bad model source is named in the plugin’s terms (modelSource.*), with the fix', async () => {
+    const bad = { ...args, modelSource: { ...args.modelSource, storageSize: 'ten gigs', layout: 'zip' } };
+    const error = (await construct('app-serving:index:LlmdModel', bad).catch((e: unknown) => e)) as { propertyPath: string; reason: string };
+    expect(error.reason).toContain('modelSource.storageSize');
+    expect(error.reason).toContain('40Gi');
+    expect(error.reason).toContain('modelSource.layout');
+    expect(error.reason).not.toContain('folder');
+  }, 120_000);
+});
+
 describe('construct: bad inline values, in the plugin’s terms', () => {
   it('every problem at once, named by the args a Python or Go caller wrote (values.*, nodeSelector), never folder.*', async () => {
     const error = (await construct('app-serving:index:LlmdModel', { name: 'Inline', nodeSelector: { 'bad key!': 'x' }, values: { slug: 'Bad_Slug', gaie: {}, modelService: {}, kserve: {} } }).catch((e: unknown) => e)) as {

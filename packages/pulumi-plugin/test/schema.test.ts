@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gpuTolerationSchema, modelSourceSchema } from '@app-serving/core/schema';
 import { ComponentProvider } from '@pulumi/pulumi/provider/experimental/index.js';
 import { describe, expect, it } from 'vitest';
 import { AppServing, KserveModel, LlmdModel } from '../index.ts';
@@ -37,7 +38,7 @@ describe('what the SDKs are generated from', () => {
       .filter(([, p]) => p.plain === true)
       .map(([k]) => k)
       .sort();
-    expect(plain).toEqual(['category', 'cloudProvider', 'createNamespace', 'harborHostname', 'harborUser', 'modelsDir', 'name', 'namespace', 'nodeSelector', 'pullTimeout', 'values']);
+    expect(plain).toEqual(['category', 'cloudProvider', 'createNamespace', 'gpuToleration', 'harborHostname', 'harborUser', 'modelSource', 'modelsDir', 'name', 'namespace', 'nodeSelector', 'pullTimeout', 'releaseName', 'values']);
     expect(llmd.inputProperties.harborToken!.plain).toBeUndefined();
     expect(llmd.inputProperties.category!.$ref).toBe('#/types/app-serving:index:Category');
     expect(llmd.required.sort()).toEqual(['gatewayService', 'gatewayUrl', 'inferencePoolName', 'namespace', 'servedModelName']);
@@ -46,6 +47,22 @@ describe('what the SDKs are generated from', () => {
     expect(schema.resources['app-serving:index:AppServing']!.requiredInputs.sort()).toEqual(['modelsDir', 'stackFile']);
     expect(schema.types['app-serving:index:Category']!.enum!.map((e) => e.value)).toEqual(['generative', 'embedder']);
     expect(schema.types['app-serving:index:CloudProvider']!.enum!.map((e) => e.value)).toEqual(['cloud', 'on-prem']);
+  });
+
+  it('model source and GPU toleration: objects of plain fields, their closed sets as the enums core accepts', () => {
+    const llmd = schema.resources['app-serving:index:LlmdModel']!;
+    expect(llmd.inputProperties.modelSource!.$ref).toBe('#/types/app-serving:index:ModelSource');
+    expect(llmd.inputProperties.gpuToleration!.$ref).toBe('#/types/app-serving:index:GpuToleration');
+    expect(schema.resources['app-serving:index:KserveModel']!.inputProperties.modelSource!.$ref).toBe('#/types/app-serving:index:ModelSource');
+    const source = schema.types['app-serving:index:ModelSource']!;
+    expect(source.required).toEqual(['storageSize']);
+    expect(Object.keys(source.properties!).sort()).toEqual(['harborRef', 'hostpathDir', 'hostpathNode', 'huggingFace', 'layout', 'modelUri', 'storageClass', 'storageSize']);
+    expect(schema.types['app-serving:index:GpuToleration']!.required).toEqual(['key']);
+    // The enums hold exactly what core's stack schema accepts.
+    const values = (type: string) => schema.types[`app-serving:index:${type}`]!.enum!.map((e) => e.value);
+    expect(values('ModelLayout')).toEqual(modelSourceSchema.shape.layout.unwrap().options);
+    expect(values('TolerationOperator')).toEqual(gpuTolerationSchema.shape.operator.unwrap().options);
+    expect(values('TaintEffect')).toEqual(gpuTolerationSchema.shape.effect.unwrap().options);
   });
 
   it('inline values: one plain object per model, a map of any values per chart', () => {

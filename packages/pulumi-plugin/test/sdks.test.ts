@@ -83,6 +83,7 @@ function holdAgainstSchema(seen: Seen) {
     'app-serving:index:KserveModel tiny',
     'app-serving:index:LlmdModel embed',
     'app-serving:index:LlmdModel mine',
+    'app-serving:index:LlmdModel onprem',
   ]);
   for (const r of components) {
     const resource = schema.resources[r.type]!;
@@ -103,6 +104,14 @@ function holdAgainstSchema(seen: Seen) {
   expect(enums('Category')).toContain(byName.embed!.inputs.category);
   expect(enums('CloudProvider')).toContain(byName.tiny!.inputs.cloudProvider);
   expect(byName.stack!.inputs).toEqual({ stackFile: 'Pulumi.dev.yaml', modelsDir: './models' });
+  // Nested objects (model source, toleration) arrive with the schema's camelCase keys and enum values.
+  expect(byName.onprem!.inputs).toMatchObject({
+    cloudProvider: 'on-prem',
+    modelSource: { harborRef: 'harbor.example.com/ai-models/qwen3-0.6b:2025-05', modelUri: 'hub/Qwen/Qwen3-0.6B', layout: 'hf-cache', storageSize: '10Gi', hostpathNode: 'gpu-node-1' },
+    gpuToleration: { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' },
+    harborToken: '[secret]',
+  });
+  expect(enums('ModelLayout')).toContain((byName.onprem!.inputs.modelSource as { layout: string }).layout);
   // The typed outputs read back what the engine returned for the schema's output properties.
   expect(seen.outputs).toEqual({ embeddingsUrl: 'http://embed.example:8200', gatewayUrl: 'http://gw.example:80', pathPrefix: '/llm-d-tiny/tiny', urls: { sim: 'http://sim.example:80' } });
   return byName;
@@ -138,9 +147,11 @@ describe(`Python SDK (pulumi==${PYTHON_PULUMI}, pulumi.runtime.set_mocks)`, () =
     holdAgainstSchema(seen);
   });
 
-  it('what it sent constructs in this plugin (inline KServe values → the model’s outputs)', async () => {
+  it('what it sent constructs in this plugin (inline KServe values; an on-prem model with its volume)', async () => {
     const tiny = seen.registrations.find((r) => r.name === 'tiny')!;
     expect(await constructSent(tiny)).toMatchObject({ namespace: 'llm-d-tiny', serviceName: 'tiny', servedModelName: 'Qwen/Qwen3-0.6B' });
+    const onprem = seen.registrations.find((r) => r.name === 'onprem')!;
+    expect(await constructSent({ ...onprem, inputs: { ...onprem.inputs, harborToken: 't0ken' } })).toMatchObject({ namespace: 'llm-d-onprem', pvcName: expect.any(String) });
   }, 120_000);
 });
 
@@ -165,14 +176,16 @@ describe('Go SDK (github.com/pulumi/pulumi/sdk/v3 v3.276.0, pulumi.WithMocks)', 
     seen = JSON.parse(readFileSync(out, 'utf8')) as Seen;
     const byName = holdAgainstSchema(seen);
     const cluster = 'urn:pulumi:dev::go::pulumi:providers:kubernetes::cluster::cluster-id';
-    for (const name of ['embed', 'mine', 'tiny', 'stack']) {
+    for (const name of ['embed', 'mine', 'tiny', 'stack', 'onprem']) {
       expect(byName[name]!.remote, name).toBe(true);
       expect(byName[name]!.providers, name).toEqual({ kubernetes: cluster });
     }
   }, 10 * 60_000);
 
-  it('what it sent constructs in this plugin (inline KServe values → the model’s outputs)', async () => {
+  it('what it sent constructs in this plugin (inline KServe values; an on-prem model with its volume)', async () => {
     const tiny = seen.registrations.find((r) => r.name === 'tiny')!;
     expect(await constructSent(tiny)).toMatchObject({ namespace: 'llm-d-tiny', serviceName: 'tiny', servedModelName: 'Qwen/Qwen3-0.6B' });
+    const onprem = seen.registrations.find((r) => r.name === 'onprem')!;
+    expect(await constructSent({ ...onprem, inputs: { ...onprem.inputs, harborToken: 't0ken' } })).toMatchObject({ namespace: 'llm-d-onprem', pvcName: expect.any(String) });
   }, 120_000);
 });

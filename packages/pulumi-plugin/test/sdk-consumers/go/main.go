@@ -65,6 +65,29 @@ func deploy(ctx *pulumi.Context) (*deployment, error) {
 	if err != nil {
 		return nil, err
 	}
+	// On-prem, weights from Harbor into a hostPath volume, pods tolerating the GPU taint.
+	onPrem, layout, equal, noSchedule := appserving.CloudProviderOnPrem, appserving.ModelLayoutHfCache, appserving.TolerationOperatorEqual, appserving.TaintEffectNoSchedule
+	harborRef, modelURI, node, gpu := "harbor.example.com/ai-models/qwen3-0.6b:2025-05", "hub/Qwen/Qwen3-0.6B", "gpu-node-1", "gpu"
+	harbor, robot := "harbor.example.com", "robot$k8s-puller"
+	if _, err := appserving.NewLlmdModel(ctx, "onprem", &appserving.LlmdModelArgs{
+		Name:          "OnPrem",
+		CloudProvider: &onPrem,
+		NodeSelector:  map[string]string{"workload": "gpu"},
+		ModelSource: &appserving.ModelSourceArgs{
+			HarborRef: &harborRef, ModelUri: &modelURI, Layout: &layout, StorageSize: "10Gi", HostpathNode: &node,
+		},
+		GpuToleration:  &appserving.GpuTolerationArgs{Key: "dedicated", Operator: &equal, Value: &gpu, Effect: &noSchedule},
+		HarborHostname: &harbor,
+		HarborUser:     &robot,
+		HarborToken:    pulumi.ToSecret(pulumi.String("t0ken")).(pulumi.StringOutput),
+		Values: &appserving.LlmdValuesArgs{
+			Slug:         "onprem",
+			Gaie:         map[string]pulumi.Input{"inferenceExtension": pulumi.Map{"replicas": pulumi.Int(1)}},
+			ModelService: map[string]pulumi.Input{"modelArtifacts": pulumi.Map{"name": pulumi.String("Qwen/Qwen3-0.6B")}},
+		},
+	}, pulumi.Providers(&cluster)); err != nil {
+		return nil, err
+	}
 	stack, err := appserving.NewAppServing(ctx, "stack", &appserving.AppServingArgs{
 		StackFile: "Pulumi.dev.yaml",
 		ModelsDir: "./models",

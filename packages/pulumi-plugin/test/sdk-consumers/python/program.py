@@ -60,13 +60,26 @@ def deploy():
     ))
     tiny = app_serving.KserveModel("tiny", name="Tiny", cloud_provider=app_serving.CloudProvider.CLOUD, opts=opts,
                                    values={"slug": "tiny", "kserve": {"model": {"uri": "hf://Qwen/Qwen3-0.6B", "name": "Qwen/Qwen3-0.6B"}}})
+    # On-prem, weights from Harbor into a hostPath volume, pods tolerating the GPU taint.
+    onprem = app_serving.LlmdModel(
+        "onprem", name="OnPrem", cloud_provider=app_serving.CloudProvider.ON_PREM, node_selector={"workload": "gpu"},
+        model_source=app_serving.ModelSourceArgs(
+            harbor_ref="harbor.example.com/ai-models/qwen3-0.6b:2025-05", model_uri="hub/Qwen/Qwen3-0.6B",
+            layout=app_serving.ModelLayout.HF_CACHE, storage_size="10Gi", hostpath_node="gpu-node-1"),
+        gpu_toleration=app_serving.GpuTolerationArgs(
+            key="dedicated", operator=app_serving.TolerationOperator.EQUAL, value="gpu",
+            effect=app_serving.TaintEffect.NO_SCHEDULE),
+        harbor_hostname="harbor.example.com", harbor_user="robot$k8s-puller", harbor_token=pulumi.Output.secret("t0ken"),
+        values=app_serving.LlmdValuesArgs(slug="onprem", gaie={"inferenceExtension": {"replicas": 1}},
+                                          model_service={"modelArtifacts": {"name": "Qwen/Qwen3-0.6B"}}),
+        opts=opts)
     stack = app_serving.AppServing("stack", stack_file="Pulumi.dev.yaml", models_dir="./models", opts=opts)
-    return embed, mine, tiny, stack
+    return embed, mine, tiny, stack, onprem
 
 
 @pulumi.runtime.test
 def run():
-    embed, mine, tiny, stack = deploy()
+    embed, mine, tiny, stack, _onprem = deploy()
 
     def write(values):
         embeddings_url, gateway_url, path_prefix, urls = values
