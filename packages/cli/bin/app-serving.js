@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The app-serving command. Kept tiny: everything else loads on demand, so `--help` stays fast.
-// The bundle is CommonJS so that V8 can keep its compiled code between runs (src/code-cache.ts).
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+// CommonJS (bin/package.json), like the bundle, so that V8 can keep the compiled code between
+// runs (src/code-cache.ts) and no ES module loader starts at all.
+'use strict';
+const { join } = require('node:path');
 
-const require = createRequire(import.meta.url);
-require('../dist/cli/code-cache.cjs').enableCodeCache({ bundleDir: fileURLToPath(new URL('../dist/cli/', import.meta.url)) });
+require('../dist/cli/code-cache.cjs').enableCodeCache({ bundleDir: join(__dirname, '..', 'dist', 'cli') });
 const { exitQuietlyOnClosedPipe, run } = require('../dist/cli/main.cjs');
 
 exitQuietlyOnClosedPipe();
-process.exitCode = await run(process.argv);
+run(process.argv).then((code) => {
+  process.exitCode = code;
+});
