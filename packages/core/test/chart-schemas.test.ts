@@ -5,7 +5,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES, type Category } from '../src/constants.ts';
 import { loadStackFile, type StackConfig } from '../src/config/load.ts';
-import type { ModelEntry } from '../src/config/schema.ts';
+import type { ModelEntry } from '../src/config/types.ts';
 import { planDeployment, type LlmdModelPlan } from '../src/plan.ts';
 import { effectiveValues, type Values } from '../src/values/merge.ts';
 import { REPO_ROOT } from './helpers.ts';
