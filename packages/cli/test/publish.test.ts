@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { describePublishReadiness } from '../../../scripts/publish-readiness.ts';
+import { describePublishReadiness } from '@app-serving/test-cluster/publish';
 
-// The command is ESM by design (its bin is an ES module); no CommonJS build is asked of it.
+// What a program imports (`run`) is ESM only by design; the command itself (bin/ and the bundle in
+// dist/cli/) is CommonJS and is not an entry point attw resolves.
 describePublishReadiness(join(import.meta.dirname, '..'), { attwProfile: 'esm-only' });

@@ -1,4 +1,4 @@
 import { join } from 'node:path';
-import { describePublishReadiness } from '../../../scripts/publish-readiness.ts';
+import { describePublishReadiness } from '@app-serving/test-cluster/publish';
 
 describePublishReadiness(join(import.meta.dirname, '..'));

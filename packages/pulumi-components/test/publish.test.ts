@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describePublishReadiness } from '../../../scripts/publish-readiness.ts';
+import { describePublishReadiness } from '@app-serving/test-cluster/publish';
 import { REPO } from './harness.ts';
 
 // Core is checked here too: it has no build-dependent test target of its own, and it is packed with

@@ -1,16 +1,16 @@
-// Shared by each published package's test/publish.test.ts: the package, as npm would publish it,
+// `@app-serving/test-cluster/publish`, for each published package's test/publish.test.ts (a
+// subpath: it needs vitest, the rest of this package does not). The package, as npm would publish it,
 // is clean for publint (package.json against its files), @arethetypeswrong/cli (types for node10,
 // node16 from CommonJS and ESM, bundlers) and `npm publish --dry-run`. Offline. The package must
 // be built first (its test target depends on its build).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from './upstream.ts';
 
-const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = (name: string) => join(REPO, 'node_modules', '.bin', name);
+const bin = (name: string) => join(PROJECT_ROOT, 'node_modules', '.bin', name);
 const env = { ...process.env, NO_COLOR: '1', npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
 
 function run(command: string, args: readonly string[], cwd: string): { status: number; output: string } {
