@@ -182,7 +182,7 @@ function unknownAt(value: unknown, path: string): string | undefined {
 
 /** `value` (at arg `path`), known at construction: it decides the plan (names, charts, storage). */
 function known<T>(value: T, path: string): T {
-  const unknown = value === undefined ? undefined : unknownAt(value, path);
+  const unknown = unknownAt(value, path);
   if (unknown !== undefined) {
     throw new pulumi.InputPropertyError({ propertyPath: unknown, reason: 'must be known when the component is constructed (it decides names, charts and storage): pass plain values, not outputs of other resources' });
   }

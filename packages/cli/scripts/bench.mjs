@@ -66,6 +66,7 @@ const stacks = {
   heavy500: generatedStack(500, { shape: 'heavy' }),
 };
 const big = ['--stack', 'Pulumi.big.yaml'];
+const noCodeCache = { ...process.env, APP_SERVING_CODE_CACHE: 'off' };
 const commands = [
   ['app-serving --help', [bin, '--help'], repo],
   ['validate (example, 2 models)', [bin, 'validate'], repo],
@@ -76,8 +77,8 @@ const commands = [
     [`validate (heavy, ${count})`, [bin, 'validate', ...big], stacks[`heavy${count}`]],
     [`plan --json (heavy, ${count})`, [bin, 'plan', '--json', ...big], stacks[`heavy${count}`]],
   ]),
-  ['validate (heavy, 50), no cache', [bin, 'validate', ...big], stacks.heavy50, { ...process.env, APP_SERVING_CODE_CACHE: 'off' }],
-  ['plan --json (heavy, 50), no cache', [bin, 'plan', '--json', ...big], stacks.heavy50, { ...process.env, APP_SERVING_CODE_CACHE: 'off' }],
+  ['validate (heavy, 50), no cache', [bin, 'validate', ...big], stacks.heavy50, noCodeCache],
+  ['plan --json (heavy, 50), no cache', [bin, 'plan', '--json', ...big], stacks.heavy50, noCodeCache],
 ];
 
 try {

@@ -115,14 +115,14 @@ export function enableCodeCache(options: CodeCacheOptions): boolean {
     if (toWrite.length === 0) return;
     try {
       mkdirSync(versionDir, { recursive: true, mode: 0o700 });
-      const existing = readdirSync(versionDir);
-      for (const { script, file, stem } of toWrite) {
-        // What an earlier build left goes: the same file and command with other content, and files
-        // the bundle no longer has (its chunks' names change with their content).
-        for (const old of existing) {
-          const stale = old.startsWith(stem) ? old !== basename(file) : !existsSync(join(bundleDir, `${old.slice(0, old.indexOf('.'))}.cjs`));
-          if (stale) rmSync(join(versionDir, old), { force: true });
-        }
+      // What an earlier build left goes, once: the same file and command with other content, and
+      // files the bundle no longer has (its chunks' names change with their content).
+      const kept = new Set(toWrite.map(({ file }) => basename(file)));
+      for (const old of readdirSync(versionDir)) {
+        const replaced = !kept.has(old) && toWrite.some(({ stem }) => old.startsWith(stem));
+        if (replaced || !existsSync(join(bundleDir, `${old.slice(0, old.indexOf('.'))}.cjs`))) rmSync(join(versionDir, old), { force: true });
+      }
+      for (const { script, file } of toWrite) {
         const temporary = `${file}.${process.pid}.tmp`;
         writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         renameSync(temporary, file);

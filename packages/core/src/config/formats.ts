@@ -1,6 +1,6 @@
 /**
- * Formats of stack values that more than the schema checks (node selectors, durations), free of
- * zod so that core's public declarations stay free of zod's.
+ * Formats of stack values that code besides the schema checks too (node selectors, durations),
+ * free of zod so that core's public declarations stay free of zod's.
  */
 
 const LABEL_NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;

@@ -36,7 +36,7 @@ export interface ModelSource {
 
 /** {@link ModelSource} as written: `layout` defaults to `hf-cache`. */
 export interface ModelSourceInput extends Omit<ModelSource, 'layout'> {
-  layout?: 'hf-cache' | 'directory' | undefined;
+  layout?: ModelSource['layout'] | undefined;
 }
 
 /** Toleration for the taint on GPU nodes. */
@@ -49,7 +49,7 @@ export interface GpuToleration {
 
 /** {@link GpuToleration} as written: `operator` defaults to `Equal`. */
 export interface GpuTolerationInput extends Omit<GpuToleration, 'operator'> {
-  operator?: 'Equal' | 'Exists' | undefined;
+  operator?: GpuToleration['operator'] | undefined;
 }
 
 /** Override of a pinned chart (a mirror, or an upgrade). */
