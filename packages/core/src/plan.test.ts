@@ -87,7 +87,11 @@ describe('the example stack (on-prem: a generative model with a hostPath modelSo
     expect(qwen!.values.infra).toMatchObject({ gateway: { gatewayClassName: 'istio', destinationRule: { enabled: false }, gatewayParameters: { enabled: true } } });
     expect(qwen!.patches).toEqual({
       infra: [expect.objectContaining({ kind: 'gateway-pod-placement', configMap: 'infra-qwen3-06b-rke2-inference-gateway', imagePullSecrets: [{ name: 'harbor-creds' }] })],
-      gaie: [{ kind: 'service-account-pull-secret', serviceAccount: 'gaie-qwen3-06b-rke2-epp', imagePullSecrets: [{ name: 'harbor-creds' }] }],
+      gaie: [
+        { kind: 'service-account-pull-secret', serviceAccount: 'gaie-qwen3-06b-rke2-epp', imagePullSecrets: [{ name: 'harbor-creds' }] },
+        // The EPP Deployment is awaited for the model's readyTimeout too, not Pulumi's 10-minute default.
+        { kind: 'await-timeout', deployment: 'gaie-qwen3-06b-rke2-epp', seconds: 1800 },
+      ],
       modelService: [
         { kind: 'await-timeout', deployment: 'ms-qwen3-06b-rke2-llm-d-modelservice-decode', seconds: 1800 },
         { kind: 'await-timeout', deployment: 'ms-qwen3-06b-rke2-llm-d-modelservice-prefill', seconds: 1800 },
@@ -142,7 +146,8 @@ describe('the other example stacks', () => {
     for (const model of plan.models as LlmdModelPlan[]) {
       expect(model.storage).toBeNull();
       expect(model.pullSecret).toBeNull();
-      expect(model.patches.gaie).toEqual([]);
+      // No pull secret to add to the EPP's ServiceAccount; only the EPP's await timeout.
+      expect(model.patches.gaie).toEqual([{ kind: 'await-timeout', deployment: model.inferencePool.epp, seconds: 1800 }]);
     }
     expect(plan.warnings).toEqual([]);
   });

@@ -300,11 +300,16 @@ export function llmdValues(input: LlmdValuesInput): LlmdValues {
         },
       ]
     : [];
-  const gaiePatches: PostRenderPatch[] = pullSecrets.length ? [{ kind: 'service-account-pull-secret', serviceAccount: names.epp, imagePullSecrets: pullSecrets }] : [];
-  const msPatches: PostRenderPatch[] =
-    input.readyTimeoutSeconds !== undefined
-      ? [names.decodeDeployment, names.prefillDeployment].map((deployment) => ({ kind: 'await-timeout', deployment, seconds: input.readyTimeoutSeconds! }))
-      : [];
+  // Every Deployment `pulumi up` waits for gets the model's readyTimeout, the EPP's included: without
+  // the annotation the provider waits 10 minutes, and a model whose pods cannot be placed would fail
+  // at the EPP long before (or after) the readyTimeout the stack asked for.
+  const awaitTimeout = (deployments: readonly string[]): PostRenderPatch[] =>
+    input.readyTimeoutSeconds !== undefined ? deployments.map((deployment) => ({ kind: 'await-timeout', deployment, seconds: input.readyTimeoutSeconds! })) : [];
+  const gaiePatches: PostRenderPatch[] = [
+    ...(pullSecrets.length ? [{ kind: 'service-account-pull-secret' as const, serviceAccount: names.epp, imagePullSecrets: pullSecrets }] : []),
+    ...awaitTimeout([names.epp]),
+  ];
+  const msPatches: PostRenderPatch[] = awaitTimeout([names.decodeDeployment, names.prefillDeployment]);
   const tolerations = input.toleration ? [input.toleration] : [];
 
   return {
