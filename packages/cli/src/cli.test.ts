@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { upstreamPath } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, cli, fixtureRepo, hasAnsi, modelFiles } from '../test/run-cli.ts';
 
@@ -278,6 +279,27 @@ describe('plan', () => {
     expect(out).toContain('listener     HTTP :80, routes from its own namespace only (llm-d-qwen3-06b-rke2); access logs on');
     expect(out).toContain('ready        pulumi up waits up to 30m for the model Deployments (readyTimeout)');
     expect(out).toContain('control pods EPP gaie-qwen3-06b-rke2-epp and the gateway pods: node workload=gpu, tolerates dedicated=gpu:NoSchedule');
+  });
+
+  it('shows each chart as deployed: the pinned one, a mirror, or a package on disk (air gap)', async () => {
+    const pkg = upstreamPath('charts/llm-d-modelservice-v0.4.12.tgz');
+    const stack = CLOUD_STACK.replace(
+      '  app-serving:models:',
+      `  app-serving:charts:\n    gaie:\n      chart: oci://harbor.example.com/charts/inferencepool\n    modelService:\n      chart: ${pkg}\n  app-serving:models:`,
+    );
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': stack, ...modelFiles('generative', 'Gen', 'gen') });
+    const result = await cli(['plan', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      `releases     infra-gen (llm-d-infra v1.3.10), gaie-gen (inferencepool v1.2.0 from oci://harbor.example.com/charts/inferencepool), ms-gen (llm-d-modelservice v0.4.12 from ${pkg})`,
+    );
+    const images = await cli(['images', '--stack', 'Pulumi.s.yaml', '--json'], { cwd: dir });
+    expect(images.stdout).toContain(`llm-d-modelservice v0.4.12 from ${pkg} default (routing.proxy.image)`);
+    // A chart path that is not a chart: refused by validate, at the key.
+    const broken = fixtureRepo({ 'Pulumi.s.yaml': stack.replace(pkg, `${dir}/missing.tgz`), ...modelFiles('generative', 'Gen', 'gen') });
+    const validate = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: broken });
+    expect(validate.code).toBe(1);
+    expect(validate.stdout + validate.stderr).toContain(`Pulumi.s.yaml:7: charts.modelService.chart: no such file or folder: ${dir}/missing.tgz`);
   });
 
   it('shows a widened listener, a model readyTimeout and control-pod placement', async () => {

@@ -1,3 +1,9 @@
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { parseTar } from 'nanotar';
+import { parse } from 'yaml';
 import { DEFAULT_CHARTS, type ChartKey, type ChartRef } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import type { Issue } from './errors.ts';
@@ -16,10 +22,10 @@ export interface ChartRefProblem {
 export function chartRefProblem(ref: ChartRef): ChartRefProblem | undefined {
   if (ref.chart.length === 0) return { key: 'chart', message: 'must not be empty' };
   if (ref.version.length === 0) return { key: 'version', message: 'must not be empty: app-serving deploys pinned chart versions only' };
-  const local = ref.chart.startsWith('./') || ref.chart.startsWith('/');
+  const local = isLocalChart(ref.chart);
   if (ref.chart.startsWith('oci://') || local) {
     return ref.repo !== undefined
-      ? { key: 'repo', message: `must not be set for ${local ? 'a local chart folder' : 'an oci:// chart (the registry is part of the reference)'}` }
+      ? { key: 'repo', message: `must not be set for ${local ? 'a local chart (a package or folder on disk)' : 'an oci:// chart (the registry is part of the reference)'}` }
       : undefined;
   }
   if (ref.repo === undefined) {
@@ -52,4 +58,160 @@ export function chartRefs(config: Pick<StackConfig, 'charts' | 'locate'>, warnin
     }
   }
   return out;
+}
+
+/**
+ * True for a chart on disk rather than in a repository or registry: a path (`/…`, `./…`, `../…`,
+ * `~/…`) or a chart package (`….tgz`). This is the air-gap way: charts mirrored to disk on the
+ * machine that runs `pulumi up` (Helm and the Kubernetes provider read the file or folder as is).
+ */
+export function isLocalChart(chart: string): boolean {
+  return chart.startsWith('/') || chart.startsWith('./') || chart.startsWith('../') || chart.startsWith('~/') || /\.tgz$/i.test(chart);
+}
+
+/** The chart name each chart key expects (the last path segment of its pinned reference). */
+export function expectedChartName(key: ChartKey): string {
+  return basename(DEFAULT_CHARTS[key].chart);
+}
+
+/** A local chart, read: where it is, what kind, and its Chart.yaml's name and version. */
+export interface LocalChart {
+  readonly path: string;
+  readonly kind: 'package' | 'folder';
+  readonly name: string;
+  readonly version: string;
+}
+
+/** Bounds of reading a local chart: a chart package is tens of kilobytes, never this large. */
+export const LOCAL_CHART_LIMITS = { packageBytes: 64 * 1024 * 1024, unpackedBytes: 64 * 1024 * 1024, chartYamlBytes: 1024 * 1024 } as const;
+
+/**
+ * Where a local chart reference points: `~/` expanded, a relative path resolved against `base` (the
+ * stack file's folder — the Pulumi project's folder, where `pulumi up` runs the provider).
+ */
+export function localChartPath(chart: string, base: string, home: string = homedir()): string {
+  const expanded = chart === '~' ? home : chart.startsWith('~/') ? join(home, chart.slice(2)) : chart;
+  return isAbsolute(expanded) ? expanded : resolve(base, expanded);
+}
+
+/**
+ * Reads a local chart (a `.tgz` package or an unpacked folder) far enough to know it is a chart:
+ * its `Chart.yaml`'s name and version. Returns a problem (a sentence) when the path is missing, is
+ * neither, or holds no readable `Chart.yaml`. Bounded in size whatever the file holds.
+ */
+export function readLocalChart(path: string): LocalChart | { readonly problem: string } {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    return { problem: `no such file or folder: ${path}` };
+  }
+  let text: string;
+  let kind: LocalChart['kind'];
+  if (stat.isDirectory()) {
+    kind = 'folder';
+    const file = join(path, 'Chart.yaml');
+    let size: number;
+    try {
+      size = statSync(file).size;
+    } catch {
+      return { problem: `${path} is a folder without a Chart.yaml: not a Helm chart (point at the chart's own folder, or at its .tgz package)` };
+    }
+    if (size > LOCAL_CHART_LIMITS.chartYamlBytes) return { problem: `${file} is larger than ${LOCAL_CHART_LIMITS.chartYamlBytes} bytes: not a Chart.yaml` };
+    text = readFileSync(file, 'utf8');
+  } else if (stat.isFile()) {
+    kind = 'package';
+    if (stat.size > LOCAL_CHART_LIMITS.packageBytes) return { problem: `${path} is larger than ${LOCAL_CHART_LIMITS.packageBytes / 1024 / 1024} MiB: not a chart package` };
+    let tar: Uint8Array;
+    try {
+      tar = gunzipSync(readFileSync(path), { maxOutputLength: LOCAL_CHART_LIMITS.unpackedBytes });
+    } catch (error) {
+      const reason = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${LOCAL_CHART_LIMITS.unpackedBytes / 1024 / 1024} MiB` : 'not gzip-compressed';
+      return { problem: `${path} is not a chart package (.tgz from \`helm package\` or \`helm pull\`): ${reason}` };
+    }
+    let entries;
+    try {
+      // A package holds one top-level folder, the chart's; its Chart.yaml is the chart's own (those of
+      // vendored dependencies sit deeper, under charts/).
+      entries = parseTar(tar, { filter: (file) => /^[^/]+\/Chart\.yaml$/.test(file.name) && (file.size ?? 0) <= LOCAL_CHART_LIMITS.chartYamlBytes });
+    } catch {
+      return { problem: `${path} is not a chart package: not a tar archive` };
+    }
+    const chartYaml = entries[0];
+    if (!chartYaml?.data) return { problem: `${path} is not a chart package: it holds no <chart>/Chart.yaml` };
+    text = new TextDecoder().decode(chartYaml.data);
+  } else {
+    return { problem: `${path} is neither a file nor a folder` };
+  }
+  let meta: unknown;
+  try {
+    meta = parse(text, { maxAliasCount: 10 });
+  } catch {
+    return { problem: `the Chart.yaml of ${path} is not valid YAML` };
+  }
+  const { name, version } = (typeof meta === 'object' && meta !== null ? meta : {}) as { name?: unknown; version?: unknown };
+  if (typeof name !== 'string' || name === '' || (typeof version !== 'string' && typeof version !== 'number')) {
+    return { problem: `the Chart.yaml of ${path} has no name and version: not a Helm chart` };
+  }
+  return { path, kind, name, version: String(version) };
+}
+
+/**
+ * Checks every local chart of the stack (see {@link isLocalChart}) against the disk: it exists, is a
+ * chart, is the chart its key deploys, and its version is the one the stack names. Returns the
+ * charts with each local chart's version read from its Chart.yaml (what Helm deploys: Helm ignores
+ * a version given for a local chart), and adds the problems and warnings found.
+ */
+export function checkLocalCharts(
+  config: Pick<StackConfig, 'charts' | 'locate' | 'file'>,
+  charts: Record<ChartKey, ChartRef>,
+  issues: Issue[],
+  warnings: Issue[],
+  options: { home?: string } = {},
+): Record<ChartKey, ChartRef> {
+  const out = { ...charts };
+  const base = dirname(resolve(config.file));
+  for (const key of Object.keys(charts) as ChartKey[]) {
+    const ref = charts[key];
+    if (!isLocalChart(ref.chart)) continue;
+    const at = (field: 'chart' | 'version') => ['charts', key, field];
+    const found = readLocalChart(localChartPath(ref.chart, base, options.home));
+    if ('problem' in found) {
+      issues.push(config.locate('config.invalid', at('chart'), `${found.problem}${isAbsolute(ref.chart) || ref.chart.startsWith('~/') ? '' : ` (a relative path is read from the stack file's folder, ${base})`}`));
+      continue;
+    }
+    const expected = expectedChartName(key);
+    if (found.name !== expected) {
+      issues.push(config.locate('config.contradiction', at('chart'), `${found.path} holds the chart ${found.name}, not ${expected}: point charts.${key}.chart at the ${expected} chart`));
+      continue;
+    }
+    const given = config.charts?.[key]?.version;
+    if (given !== undefined && given !== found.version) {
+      issues.push(
+        config.locate(
+          'config.contradiction',
+          at('version'),
+          `${given} is not the version of the chart at ${found.path} (${found.version}): Helm deploys a local chart as it is, whatever version is asked — remove the key or point at the ${given} package`,
+        ),
+      );
+      continue;
+    }
+    const pinned = DEFAULT_CHARTS[key].version;
+    if (given === undefined && found.version !== pinned) {
+      warnings.push(
+        config.locate('warning.chart-version', at('chart'), `the chart at ${found.path} is ${found.version}, not the version app-serving checks values against (${pinned}); value keys and defaults may differ`),
+      );
+    }
+    out[key] = { chart: ref.chart, version: found.version };
+  }
+  return out;
+}
+
+/**
+ * A chart as a person reads it in `plan`, `images` and `diff`: `<label> <version>`, and where it comes
+ * from when that is not the pinned reference (a mirror, a package or folder on disk).
+ */
+export function describeChart(label: string, ref: ChartRef, pinned?: ChartRef): string {
+  const moved = pinned === undefined || ref.chart !== pinned.chart || ref.repo !== pinned.repo;
+  return `${label} ${ref.version}${moved ? ` from ${ref.chart}${ref.repo ? ` (${ref.repo})` : ''}` : ''}`;
 }

@@ -108,8 +108,8 @@ export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownlo
 export type { StoragePlan, WeightsSource } from './storage.ts';
 
 // Charts
-export { chartRefProblem, chartRefs } from './charts.ts';
-export type { ChartRefProblem } from './charts.ts';
+export { chartRefProblem, chartRefs, isLocalChart, localChartPath, readLocalChart, checkLocalCharts, expectedChartName, describeChart, LOCAL_CHART_LIMITS } from './charts.ts';
+export type { ChartRefProblem, LocalChart } from './charts.ts';
 
 // The plan
 export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
-import { DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
+import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
-import { chartRefs } from './charts.ts';
+import { chartRefs, checkLocalCharts, describeChart } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
 import { durationSeconds } from './config/formats.ts';
@@ -136,7 +136,10 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
   if (blocked.some((path) => ['charts', 'gpuToleration', 'kserve', 'models'].some((key) => isAtOrUnder(path, key) && !/^models\.[a-z]+\[\d+\]/.test(path)))) list.throwIfAny();
   const planned = discovered.filter((model) => !blocked.some((path) => isAtOrUnder(path, formatPath(['models', model.category, model.index]))));
   const warnings: Issue[] = [];
-  const charts = chartRefs(config, warnings);
+  // A chart on disk (the air-gap way) is read now: it exists, is the right chart, at the version named.
+  const chartIssues: Issue[] = [];
+  const charts = checkLocalCharts(config, chartRefs(config, warnings), chartIssues, warnings);
+  list.addAll(chartIssues);
   const harbor =
     config.harborHostname && config.harborUser && config.harborToken ? { hostname: config.harborHostname, user: config.harborUser, pullSecret: HARBOR_PULL_SECRET } : null;
   const toleration = gpuToleration(config.gpuToleration);
@@ -248,8 +251,8 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
   const embedder = category === 'embedder';
   const embeddingsHost = serviceHost(names.embeddingsService, names.namespace);
   const images: ImageSource[] = [
-    ...gaieImages(result.effective.gaie, files.gaie.file, files.gaie.values, `GAIE ${charts.gaie.version}`),
-    ...modelServiceImages(result.effective.modelService, files.modelService.file, files.modelService.values, `llm-d-modelservice ${charts.modelService.version}`),
+    ...gaieImages(result.effective.gaie, files.gaie.file, files.gaie.values, describeChart('GAIE', charts.gaie, DEFAULT_CHARTS.gaie)),
+    ...modelServiceImages(result.effective.modelService, files.modelService.file, files.modelService.values, describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)),
     ...(storage ? [{ image: storage.image, where: `model pull Job ${storage.job}` }] : []),
   ];
   return {

@@ -1,4 +1,4 @@
-import type { DeploymentPlan, KserveModelPlan, LlmdModelPlan, Toleration } from '@app-serving/core';
+import { DEFAULT_CHARTS, describeChart, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan, type Toleration } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
@@ -42,7 +42,8 @@ function describeLlmd(model: LlmdModelPlan): string[] {
   const { charts, releases, modelServer: server } = model;
   const lines = [
     row('namespace', model.namespace),
-    row('releases', `${releases.infra} (${charts.infra.chart} ${charts.infra.version}), ${releases.gaie} (inferencepool ${charts.gaie.version}), ${releases.modelService} (${charts.modelService.chart} ${charts.modelService.version})`),
+    // Each chart as deployed: the pinned name, or the mirror, package or folder the stack points at.
+    row('releases', `${releases.infra} (${describeChart('llm-d-infra', charts.infra, DEFAULT_CHARTS.infra)}), ${releases.gaie} (${describeChart('inferencepool', charts.gaie, DEFAULT_CHARTS.gaie)}), ${releases.modelService} (${describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)})`),
     row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`),
     row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; access logs ${model.gateway.accessLogging ? 'on' : 'off'}`),
     model.httpRoute
