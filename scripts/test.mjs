@@ -2,7 +2,7 @@
 // Runs every project's tests through Nx, then prints one total over all of them.
 // CI reads only the last line: "N passed, N failed". The exit code is non-zero when any
 // test failed, any test file failed to load, or a project produced no report at all.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,20 +22,38 @@ if (listed.status !== 0) {
 }
 const projects = JSON.parse(listed.stdout).sort();
 
-// The control-plane tests need etcd, kube-apiserver, kube-controller-manager, kube-scheduler and
-// kwok, built from Go modules once and cached outside the work tree (tools/test-cluster/build.mjs).
-// Build them here, once, before the projects' tests start in parallel.
-const built = spawnSync(process.execPath, [join(root, 'tools', 'test-cluster', 'build.mjs')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-if (built.status !== 0) {
-  console.log('the test control plane could not be built (see above): its tests will fail');
-}
-
-// The plugin's SDK test needs Pulumi's code generators (tools/pulumi-sdkgen), a Python venv with the
-// Pulumi SDK and the Pulumi Go SDK's modules, fetched once and cached outside the work tree.
-const sdkgen = spawnSync(process.execPath, [join(root, 'tools', 'pulumi-sdkgen', 'build.mjs')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-if (sdkgen.status !== 0) {
-  console.log('the SDK generator or its Python/Go environments could not be prepared (see above): the plugin SDK test will fail');
-}
+// What the tests run besides Node, built from Go modules once and cached outside the work tree,
+// before the projects' tests start in parallel. The builds run side by side (each caches its own
+// folder under ~/.cache/app-serving/ and takes a lock, so a test that needs one waits for it):
+//   tools/test-cluster/build.mjs   etcd, kube-apiserver, controller-manager, scheduler, kwok
+//   tools/test-cluster/helm.mjs    Helm v4 (the tests that render the published charts)
+//   tools/pulumi/build.mjs cli     the Pulumi CLI, then (same Go module: one build of pkg/v3) the
+//                      … sdk      code generators, a Python venv and the Go SDK's modules
+//   tools/pulumi/build.mjs provider  the Kubernetes provider (the deploy tests)
+const builds = [
+  { what: 'the test control plane', argv: [['tools/test-cluster/build.mjs']] },
+  { what: 'Helm', argv: [['tools/test-cluster/helm.mjs']] },
+  { what: 'the Pulumi CLI and code generators', argv: [['tools/pulumi/build.mjs', 'cli'], ['tools/pulumi/build.mjs', 'sdk']] },
+  { what: 'the Kubernetes provider', argv: [['tools/pulumi/build.mjs', 'provider']] },
+];
+const started = Date.now();
+const failedBuilds = (
+  await Promise.all(
+    builds.map(async ({ what, argv }) => {
+      for (const args of argv) {
+        const code = await new Promise((resolve) => {
+          const child = spawn(process.execPath, args.map((a, i) => (i === 0 ? join(root, a) : a)), { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+          child.on('error', () => resolve(1));
+          child.on('close', (status) => resolve(status));
+        });
+        if (code !== 0) return what;
+      }
+      return null;
+    }),
+  )
+).filter(Boolean);
+for (const what of failedBuilds) console.log(`${what} could not be built (see above): the tests that need it will fail`);
+if (Date.now() - started > 60_000) console.log(`tools built in ${Math.round((Date.now() - started) / 1000)} s`);
 
 const run = spawnSync(nx, ['run-many', '-t', 'test', '--outputStyle=static', ...process.argv.slice(2)], {
   cwd: root,

@@ -1,4 +1,4 @@
-/** Types of build.mjs (a plain script, so that `node tools/pulumi-sdkgen/build.mjs` runs it without a build). */
+/** Types of build.mjs (a plain script, so that `node tools/pulumi/build.mjs` runs it without a build). */
 export declare const PYTHON_PULUMI: string;
 export declare const GO_CONSUMER: string;
 export declare function pkgVersion(): string;
@@ -13,3 +13,9 @@ export declare function ensureGenerator(options?: { env?: NodeJS.ProcessEnv }): 
 export declare function ensurePythonVenv(options?: { env?: NodeJS.ProcessEnv }): string;
 export declare function ensureGoModules(options?: { env?: NodeJS.ProcessEnv; generator?: string }): void;
 export declare function prepare(options?: { env?: NodeJS.ProcessEnv }): { generator: string; python: string };
+export declare const KUBERNETES_PROVIDER: { readonly module: string; readonly version: string; readonly pluginVersion: string };
+export declare function pulumiCliPath(env?: NodeJS.ProcessEnv): string;
+export declare function kubernetesProviderPath(env?: NodeJS.ProcessEnv): string;
+export declare function ensurePulumiCli(options?: { env?: NodeJS.ProcessEnv }): string;
+export declare function ensureKubernetesProvider(options?: { env?: NodeJS.ProcessEnv }): string;
+export declare function ensureEngine(options?: { env?: NodeJS.ProcessEnv }): { pulumi: string; kubernetesProvider: string };

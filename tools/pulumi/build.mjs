@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// Prepares what the plugin's SDK test (packages/pulumi-plugin/test/sdks.test.ts) needs, once, into a
-// cache outside the work tree, so that the test itself never reaches the network:
-//   pulumi-sdkgen      this folder's Go program: Pulumi's own Python and Go code generators
-//                      (github.com/pulumi/pulumi/pkg/v3 PKG_VERSION), built from Go modules
-//   a Python venv      with the Pulumi Python SDK (PYTHON_PULUMI) from PyPI, to run the generated SDK
-//   Go modules         of github.com/pulumi/pulumi/sdk/v3, which the generated Go SDK and the test's
-//                      Go program (packages/pulumi-plugin/test/sdk-consumers/go) need, fetched into
-//                      the module cache by vetting and compiling that program once
+// Builds Pulumi's engine and code generators from Go modules, once per version, into a cache outside
+// the work tree, so that the tests themselves never reach the network:
+//   pulumi                      the Pulumi CLI (github.com/pulumi/pulumi/pkg/v3/cmd/pulumi at
+//                               PKG_VERSION): the engine the deploy tests run through the
+//                               Automation API. Same Go module as the generators: one build of pkg/v3.
+//   pulumi-resource-kubernetes  the Kubernetes provider (KUBERNETES_PROVIDER: the commit the module
+//                               proxy serves, see there), found by the engine on the PATH
+//   pulumi-sdkgen               this folder's Go program: Pulumi's own Python and Go code generators
+//   a Python venv               with the Pulumi Python SDK (PYTHON_PULUMI) from PyPI, to run the generated SDK
+//   Go modules                  of github.com/pulumi/pulumi/sdk/v3, which the generated Go SDK and the
+//                               test's Go program (packages/pulumi-plugin/test/sdk-consumers/go)
+//                               need, fetched into the module cache by vetting and compiling it once
 // Each cache folder's name is a hash of what decides its content, so a version bump builds anew.
 //
-//   node tools/pulumi-sdkgen/build.mjs       prepare all three if needed, print the generator's path
+//   node tools/pulumi/build.mjs [engine|sdk|all]   prepare what is asked (default: all), print the paths
 //
 // Needs Go (>= 1.26), python3 with venv, the Go module proxy and PyPI. Several test processes may
-// call it at once: one prepares (under a lock folder), the others wait for it.
+// call it at once: one prepares each thing (under a lock folder), the others wait for it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,7 +29,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 /** The Pulumi code generators' version (go.mod's `require github.com/pulumi/pulumi/pkg/v3`). */
 export function pkgVersion() {
   const match = /^\s*(?:require\s+)?github\.com\/pulumi\/pulumi\/pkg\/v3 (v\S+)$/m.exec(readFileSync(join(here, 'go.mod'), 'utf8'));
-  if (!match) throw new Error('tools/pulumi-sdkgen/go.mod: no requirement "github.com/pulumi/pulumi/pkg/v3 vX.Y.Z"');
+  if (!match) throw new Error('tools/pulumi/go.mod: no requirement "github.com/pulumi/pulumi/pkg/v3 vX.Y.Z"');
   return match[1];
 }
 
@@ -35,10 +39,10 @@ export function pkgVersion() {
  */
 export const PYTHON_PULUMI = '3.272.0';
 
-/** `$APP_SERVING_SDKGEN_CACHE`, else `$XDG_CACHE_HOME/app-serving/pulumi-sdkgen`, else `~/.cache/...`. */
+/** `$APP_SERVING_PULUMI_CACHE`, else `$XDG_CACHE_HOME/app-serving/pulumi`, else `~/.cache/...`. */
 export function cacheRoot(env = process.env) {
-  if (env.APP_SERVING_SDKGEN_CACHE) return env.APP_SERVING_SDKGEN_CACHE;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'app-serving', 'pulumi-sdkgen');
+  if (env.APP_SERVING_PULUMI_CACHE) return env.APP_SERVING_PULUMI_CACHE;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'app-serving', 'pulumi');
 }
 
 function hashOf(...parts) {
@@ -76,7 +80,11 @@ function sleep(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-/** Runs `make` under `<target>.lock` unless `done()`; a lock older than 20 minutes is a crashed builder's. */
+/**
+ * Runs `make` under `<target>.lock` unless `done()`. The lock folder holds the builder's pid: a lock
+ * whose process is gone is a crashed builder's and is taken over (a build may take half an hour on
+ * a loaded machine, so its age says nothing).
+ */
 function once(target, done, make) {
   if (done()) return;
   mkdirSync(dirname(target), { recursive: true });
@@ -84,12 +92,11 @@ function once(target, done, make) {
   for (;;) {
     try {
       mkdirSync(lock);
+      writeFileSync(join(lock, 'pid'), String(process.pid));
       break;
     } catch {
       if (done()) return;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > 20 * 60_000) rmSync(lock, { recursive: true, force: true });
-      } catch {}
+      if (!lockAlive(lock)) rmSync(lock, { recursive: true, force: true });
       sleep(1000);
     }
   }
@@ -97,6 +104,26 @@ function once(target, done, make) {
     if (!done()) make();
   } finally {
     rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+/** Whether the process that holds a lock folder still runs (a lock without a pid yet is young: alive). */
+function lockAlive(lock) {
+  let pid;
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
+  } catch {
+    try {
+      return Date.now() - statSync(lock).mtimeMs < 60_000;
+    } catch {
+      return false;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
   }
 }
 
@@ -135,16 +162,106 @@ export function ensureGenerator({ env = process.env } = {}) {
   once(dirname(bin), () => existsSync(bin), () => {
     if (spawnSync('go', ['version'], { env }).status !== 0) throw new Error('pulumi-sdkgen needs Go (>= 1.26) on the PATH');
     const started = Date.now();
-    log(`pulumi-sdkgen: building Pulumi's code generators ${pkgVersion()} into ${dirname(bin)} …`);
+    log(`pulumi: building Pulumi's code generators ${pkgVersion()} into ${dirname(bin)} …`);
     const staging = `${dirname(bin)}.partial`;
     rmSync(staging, { recursive: true, force: true });
     mkdirSync(staging, { recursive: true });
     run('go', ['build', '-ldflags=-s -w', '-o', join(staging, 'pulumi-sdkgen'), '.'], { cwd: here, env: goEnv(env) });
     rmSync(dirname(bin), { recursive: true, force: true });
     renameSync(staging, dirname(bin));
-    log(`pulumi-sdkgen: built in ${Math.round((Date.now() - started) / 1000)} s`);
+    log(`pulumi: pulumi-sdkgen built in ${Math.round((Date.now() - started) / 1000)} s`);
   });
   return bin;
+}
+
+/**
+ * The Kubernetes provider the deploy tests run. `@pulumi/kubernetes` 4.34.2 (the SDK the components
+ * use) asks the engine for provider v4.34.2, but the Go module proxy serves
+ * github.com/pulumi/pulumi-kubernetes/provider/v4 at one commit only: f47bc2d6 of 2026-01-15, just
+ * after v4.24.0 (every other version and commit tried answers 403). That is what is built, stamped
+ * with the version pulumi-kubernetes' own build gives such a commit (`<next patch>-alpha.<unix
+ * time>+<commit>`). The engine warns that it expected >= 4.34.2 and goes on (a test holds that).
+ *
+ * Its go.mod replaces `sdk/v4` with `../sdk` (a folder of the repository, absent from the module):
+ * the build drops that replace and takes the `sdk/v4` version the go.mod requires from the proxy.
+ * Its main package embeds `schema-embed.json` and `terraform-mapping-embed.json`, which its
+ * `go generate` makes from `schema.json` and `terraform-mapping.json` by stamping the version into
+ * the schema and compacting both: done here in a few lines instead of a Go run.
+ */
+export const KUBERNETES_PROVIDER = {
+  module: 'github.com/pulumi/pulumi-kubernetes/provider/v4',
+  version: 'v4.0.0-20260115033456-f47bc2d6f199',
+  pluginVersion: '4.24.1-alpha.1768448096+f47bc2d6',
+};
+
+/** The `PKG_VERSION` CLI: `<cache>/cli-<version>-<hash of go.mod, go.sum, build.mjs>/bin/pulumi`. */
+export function pulumiCliPath(env = process.env) {
+  const hash = hashOf(...['build.mjs', 'go.mod', 'go.sum'].map((f) => readFileSync(join(here, f))));
+  return join(cacheRoot(env), `cli-${pkgVersion()}-${hash}`, 'bin', 'pulumi');
+}
+
+/** `<cache>/provider-kubernetes-<plugin version>-<hash>/bin/pulumi-resource-kubernetes`. */
+export function kubernetesProviderPath(env = process.env) {
+  const hash = hashOf(JSON.stringify(KUBERNETES_PROVIDER), readFileSync(join(here, 'build.mjs')));
+  return join(cacheRoot(env), `provider-kubernetes-${KUBERNETES_PROVIDER.pluginVersion.replace(/\+/g, '_')}-${hash}`, 'bin', 'pulumi-resource-kubernetes');
+}
+
+/** Builds `bin` (a file in `<folder>/bin/`) by `make(stagingBin)` under a lock, into a fresh folder swapped in whole. */
+function buildInto(bin, what, make, env) {
+  const folder = dirname(dirname(bin));
+  once(folder, () => existsSync(bin), () => {
+    if (spawnSync('go', ['version'], { env }).status !== 0) throw new Error(`${what} needs Go (>= 1.26) on the PATH`);
+    const started = Date.now();
+    log(`pulumi: building ${what} into ${folder} …`);
+    const staging = `${folder}.partial`;
+    rmSync(staging, { recursive: true, force: true });
+    mkdirSync(join(staging, 'bin'), { recursive: true });
+    make(join(staging, 'bin'), staging);
+    writeFileSync(join(staging, 'built.json'), `${JSON.stringify({ what, builtIn: `${Math.round((Date.now() - started) / 1000)}s` })}\n`);
+    rmSync(folder, { recursive: true, force: true });
+    renameSync(staging, folder);
+    log(`pulumi: ${what} built in ${Math.round((Date.now() - started) / 1000)} s`);
+  });
+  return bin;
+}
+
+/** Builds the Pulumi CLI if needed; returns its path. */
+export function ensurePulumiCli({ env = process.env } = {}) {
+  if (env.APP_SERVING_PULUMI_BIN) return join(env.APP_SERVING_PULUMI_BIN, 'pulumi');
+  return buildInto(pulumiCliPath(env), `the Pulumi CLI ${pkgVersion()}`, (out) => {
+    const stamp = `-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${pkgVersion()}`;
+    run('go', ['build', `-ldflags=-s -w ${stamp}`, '-o', join(out, 'pulumi'), 'github.com/pulumi/pulumi/pkg/v3/cmd/pulumi'], { cwd: here, env: goEnv(env) });
+  }, env);
+}
+
+/** Builds the Kubernetes provider if needed; returns its path. */
+export function ensureKubernetesProvider({ env = process.env } = {}) {
+  if (env.APP_SERVING_PULUMI_BIN) return join(env.APP_SERVING_PULUMI_BIN, 'pulumi-resource-kubernetes');
+  const { module, version, pluginVersion } = KUBERNETES_PROVIDER;
+  return buildInto(kubernetesProviderPath(env), `the Kubernetes provider ${pluginVersion}`, (out, staging) => {
+    const download = spawnSync('go', ['mod', 'download', '-json', `${module}@${version}`], { cwd: staging, env: goEnv(env), encoding: 'utf8' });
+    if (download.status !== 0) throw new Error(`go mod download ${module}@${version}: ${download.stderr || download.stdout}`);
+    const source = join(staging, 'provider');
+    cpSync(JSON.parse(download.stdout).Dir, source, { recursive: true });
+    run('chmod', ['-R', 'u+w', source], {});
+    run('go', ['mod', 'edit', '-dropreplace=github.com/pulumi/pulumi-kubernetes/sdk/v4'], { cwd: source, env: goEnv(env) });
+    const cmd = join(source, 'cmd', 'pulumi-resource-kubernetes');
+    const schema = JSON.parse(readFileSync(join(cmd, 'schema.json'), 'utf8'));
+    schema.version = pluginVersion;
+    writeFileSync(join(cmd, 'schema-embed.json'), JSON.stringify(schema));
+    writeFileSync(join(cmd, 'terraform-mapping-embed.json'), JSON.stringify(JSON.parse(readFileSync(join(cmd, 'terraform-mapping.json'), 'utf8'))));
+    const stamp = `-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=${pluginVersion}`;
+    run('go', ['build', `-ldflags=-s -w ${stamp}`, '-o', join(out, 'pulumi-resource-kubernetes'), './cmd/pulumi-resource-kubernetes'], {
+      cwd: source,
+      env: { ...goEnv(env), CGO_ENABLED: '0' },
+    });
+    rmSync(source, { recursive: true, force: true });
+  }, env);
+}
+
+/** The Pulumi engine of the deploy tests: the CLI and the Kubernetes provider (built if needed). */
+export function ensureEngine({ env = process.env } = {}) {
+  return { pulumi: ensurePulumiCli({ env }), kubernetesProvider: ensureKubernetesProvider({ env }) };
 }
 
 /** Creates the Python venv with the Pulumi SDK if needed; returns the venv's python. */
@@ -197,10 +314,14 @@ export function prepare({ env = process.env } = {}) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const what = process.argv[2] ?? 'all';
   try {
-    console.log(prepare().generator);
+    if (!['engine', 'cli', 'provider', 'sdk', 'all'].includes(what)) throw new Error(`unknown target ${what}: engine, cli, provider, sdk or all`);
+    if (what === 'cli' || what === 'engine' || what === 'all') console.log(ensurePulumiCli());
+    if (what === 'provider' || what === 'engine' || what === 'all') console.log(ensureKubernetesProvider());
+    if (what === 'sdk' || what === 'all') console.log(prepare().generator);
   } catch (error) {
-    console.error(`pulumi-sdkgen: ${error.message}`);
+    console.error(`pulumi: ${error.message}`);
     process.exit(1);
   }
 }

@@ -4,7 +4,7 @@
 // compiled and run under each SDK's mocks. What the mock engine receives is held against the
 // schema, and fed to this plugin's `construct`: the SDKs' wire format is what the plugin reads.
 //
-// tools/pulumi-sdkgen/build.mjs prepares the generator, a Python venv with the Pulumi SDK and the
+// tools/pulumi/build.mjs prepares the generator, a Python venv with the Pulumi SDK and the
 // Go modules beforehand (scripts/test.mjs runs it before the tests); this test reaches no network.
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -15,7 +15,7 @@ import * as k8s from '@pulumi/kubernetes';
 import { recordUnderMocks } from '@app-serving/pulumi-components/testing';
 import { ComponentProvider } from '@pulumi/pulumi/provider/experimental/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSdks, layOutGoConsumer, offlineGoEnv, pkgVersion, prepare, PYTHON_PULUMI } from '../../../tools/pulumi-sdkgen/build.mjs';
+import { generateSdks, layOutGoConsumer, offlineGoEnv, pkgVersion, prepare, PYTHON_PULUMI } from '../../../tools/pulumi/build.mjs';
 import { AppServing, KserveModel, LlmdModel } from '../index.ts';
 
 const dir = join(import.meta.dirname, '..');
