@@ -53,7 +53,8 @@ let cluster: TestCluster;
 let kubeconfig: string;
 
 beforeAll(async () => {
-  cluster = await startCluster();
+  // The StorageClasses are the test's own (fast-ssd, hostpath): none of the simulated ones.
+  cluster = await startCluster({ storageClasses: [] });
   await createNodes(cluster, [
     // Pulumi.cloud.yaml: a tainted L4 pool and CPU nodes.
     { name: 'gke-l4-1', labels: { 'cloud.google.com/gke-accelerator': 'nvidia-l4' }, taints: [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }], gpus: 1 },

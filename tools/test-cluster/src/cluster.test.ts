@@ -62,3 +62,43 @@ function pod(name: string, spec: object, annotations: Record<string, string> = {
     spec: { containers: [{ name: 'c', image: 'registry.example/c:1' }], ...spec },
   };
 }
+
+describe('the simulated storage (a local-path-like provisioner beside the real PV controller and scheduler)', () => {
+  const claim = (name: string, storageClassName?: string) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name, namespace: 'storage' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '3Gi' } }, ...(storageClassName && { storageClassName }) },
+  });
+  const user = (name: string, claimName: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'storage' },
+    spec: { nodeSelector: { disk: 'local' }, containers: [{ name: 'c', image: 'x' }], volumes: [{ name: 'v', persistentVolumeClaim: { claimName } }] },
+  });
+
+  it('gives a claim of the default class a volume on the node its first pod lands on, and deletes it with the claim', async () => {
+    await createNodes(cluster, [{ name: 'disk-a', labels: { disk: 'local' } }]);
+    await applyObjects(cluster, [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'storage' } }, claim('data')]);
+    // WaitForFirstConsumer: no volume before a pod uses the claim.
+    const pending = await waitFor(cluster, '/api/v1/namespaces/storage/persistentvolumeclaims/data', (c) => c.status?.phase === 'Pending');
+    expect(pending.spec.storageClassName).toBe('standard');
+    await applyObjects(cluster, [user('app', 'data')]);
+    const bound = await waitFor(cluster, '/api/v1/namespaces/storage/persistentvolumeclaims/data', (c) => c.status?.phase === 'Bound');
+    const volume = (await cluster.request('GET', `/api/v1/persistentvolumes/${bound.spec.volumeName}`)).body as any;
+    expect(volume.spec.capacity.storage).toBe('3Gi');
+    expect(volume.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values).toEqual(['disk-a']);
+    await waitFor(cluster, '/api/v1/namespaces/storage/pods/app', (p) => p.status?.phase === 'Running');
+    await cluster.request('DELETE', '/api/v1/namespaces/storage/pods/app?gracePeriodSeconds=0');
+    await waitFor(cluster, '/api/v1/namespaces/storage/pods', (l) => l.items.length === 0);
+    await cluster.request('DELETE', '/api/v1/namespaces/storage/persistentvolumeclaims/data');
+    await waitFor(cluster, '/api/v1/persistentvolumes', (l) => !l.items.some((v: any) => v.metadata.name === bound.spec.volumeName));
+  });
+
+  it('serves the on-prem class `hostpath` the same way; a claim of a class nobody serves stays Pending', async () => {
+    await applyObjects(cluster, [claim('weights', 'hostpath'), claim('orphan', 'no-such-class'), user('reader', 'weights')]);
+    await waitFor(cluster, '/api/v1/namespaces/storage/persistentvolumeclaims/weights', (c) => c.status?.phase === 'Bound');
+    const orphan = await waitFor(cluster, '/api/v1/namespaces/storage/persistentvolumeclaims/orphan', (c) => c.status?.phase === 'Pending');
+    expect(orphan.spec.volumeName ?? null).toBeNull();
+  });
+});

@@ -22,6 +22,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ensureBinaries } from '../build.mjs';
 import { kwokCrds, stages, KWOK_NODE_ANNOTATION } from './kwok.ts';
 import { readUpstreamYaml, upstreamDir } from './upstream.ts';
+import { DEFAULT_STORAGE_CLASSES, startProvisioner, storageClassObjects, type StorageClassSpec } from './storage.ts';
 
 
 /** The users of the test cluster (static tokens; RBAC decides what each may do). */
@@ -32,6 +33,12 @@ export interface StartOptions {
   readonly upstreamCrds?: boolean;
   /** Progress lines (start-up phases and timings). @default nothing */
   readonly log?: (line: string) => void;
+  /**
+   * The StorageClasses the cluster has, served by a simulated provisioner that makes a volume for
+   * each claim (storage.ts); `[]` for a cluster without any (claims stay Pending).
+   * @default DEFAULT_STORAGE_CLASSES: `hostpath` and the default class `standard`, both WaitForFirstConsumer
+   */
+  readonly storageClasses?: readonly StorageClassSpec[];
 }
 
 /** A plain response of the API server. */
@@ -99,10 +106,12 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
   mkdirSync(logs);
   const children: Array<{ name: string; child: ChildProcess }> = [];
   let stopped = false;
+  let stopProvisioner: (() => Promise<void>) | undefined;
 
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    await stopProvisioner?.();
     // Reverse order: kwok and the controllers before the API server, etcd last.
     for (const { child } of [...children].reverse()) {
       if (child.exitCode !== null || child.signalCode !== null) continue;
@@ -300,6 +309,11 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     ], { ...process.env, PATH: `${shims}:${process.env.PATH ?? '/usr/bin:/bin'}` });
     await waitFor('kwok', 'serving', async () => (await plainGet(`https://127.0.0.1:${kwokPort}/healthz`, true)).includes('ok'));
     await waitFor('kube-controller-manager', 'creating ServiceAccounts', async () => (await api('GET', '/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+    for (const storageClass of storageClassObjects(options.storageClasses ?? DEFAULT_STORAGE_CLASSES)) {
+      const res = await api('POST', '/apis/storage.k8s.io/v1/storageclasses', storageClass);
+      if (res.status >= 300) throw new Error(`StorageClass not created: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    }
+    stopProvisioner = startProvisioner((method, path, body) => api(method, path, body));
     const startSeconds = secondsSince(started);
     log(`control plane ready after ${startSeconds} s`);
 
