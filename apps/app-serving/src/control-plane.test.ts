@@ -1,20 +1,23 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isStackError, loadStackFile, planDeployment, type LlmdModelPlan, type StackError } from '@app-serving/core';
+import { applyPatches, isStackError, loadStackFile, planDeployment, type LlmdModelPlan, type StackError } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
+  clusterApiVersions,
   createNodes,
   describeObject,
   ensureNamespaces,
+  istioGatewayStandIn,
   list,
-  modelStandIns,
   renderedManifests,
+  renderReleases,
   startCluster,
   tryApply,
   waitFor,
   type KubeObject,
+  type PlannedRelease,
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,12 +118,25 @@ describe('replicas and scaling, from a values file to the API server', () => {
   });
 });
 
+/** The Helm releases of an llm-d model, as the plan gives them to the charts. */
+function releasesOf(model: LlmdModelPlan): PlannedRelease[] {
+  return (['infra', 'gaie', 'modelService'] as const).map((key) => ({
+    chart: model.charts[key],
+    release: model.releases[key],
+    namespace: model.namespace,
+    values: model.values[key],
+    patches: model.patches[key],
+  }));
+}
+
 /**
  * The cloud example on nodes shaped the way Pulumi.cloud.yaml expects: a GPU pool labelled
  * `cloud.google.com/gke-accelerator: nvidia-l4` and tainted `nvidia.com/gpu:NoSchedule`, and CPU
- * nodes labelled `nodegroup: cpu`. What render produces is applied for real; the charts' model
- * servers and EPP and Istio's gateway are stood in for from the values we give them
- * (test-cluster stand-ins.ts); the real scheduler decides where each pod runs.
+ * nodes labelled `nodegroup: cpu`. What render produces and what the published charts render with
+ * the plan's values (real Helm, the plan's post-render patches applied) are applied for real; Istio's
+ * gateway is stood in for as Istio's controller makes it, from the Gateway and its parameters
+ * ConfigMap the chart rendered (test-cluster controllers.ts). The real scheduler decides where each
+ * pod runs.
  */
 describe('the cloud example on a simulated GKE-like cluster', () => {
   it('every pod lands where the plan means it to, and the embeddings Service gets endpoints', async () => {
@@ -133,7 +149,9 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
     await ensureNamespaces(cluster, objects);
     await applyObjects(cluster, objects.filter((o) => o.kind !== 'Namespace'));
     const models = plan.models as LlmdModelPlan[];
-    await applyObjects(cluster, models.flatMap((m) => modelStandIns(m)));
+    const charts = await renderReleases(models.flatMap(releasesOf), { applyPatches, apiVersions: await clusterApiVersions(cluster) });
+    await applyObjects(cluster, charts);
+    for (const m of models) await istioGatewayStandIn(cluster, m.namespace, m.gateway.name);
     const placed: Record<string, string> = {};
     for (const m of models) {
       for (const d of await list(cluster, `/apis/apps/v1/namespaces/${m.namespace}/deployments`)) {
@@ -152,6 +170,8 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
       [generative.inferencePool.epp]: 'gke-l4-1',
       [generative.gateway.service]: 'gke-l4-1',
       [embedder.modelServer.decodeDeployment]: 'gke-cpu-1',
+      [embedder.inferencePool.epp]: 'gke-cpu-1',
+      [embedder.gateway.service]: 'gke-cpu-1',
     });
     const service = embedder.embeddingService!;
     await waitFor(cluster, `/apis/discovery.k8s.io/v1/namespaces/${embedder.namespace}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${service.name}`, (l) => l.items.some((s: any) => s.endpoints?.some((e: any) => e.conditions?.ready)));

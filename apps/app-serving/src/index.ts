@@ -1,10 +1,6 @@
-// The app-serving Pulumi program: read the stack config, plan with core, deploy with AppServing.
-// AppServing.fromConfig does all of it (any project name: it reads the project's `<project>:*` keys).
-import { fileURLToPath } from 'node:url';
-import { AppServing } from '@app-serving/pulumi-components';
-
-const modelsDir = fileURLToPath(new URL('../../../models', import.meta.url));
-const app = AppServing.fromConfig('app-serving', { modelsDir });
+// The app-serving Pulumi program: read the stack config, plan with core, deploy with AppServing
+// (src/program.ts; AppServing.fromConfig reads the project's `<project>:*` keys, any project name).
+import { appServingProgram } from './program.ts';
 
 /** Per model (by slug): name, platform, namespace, gateway host and URL, embeddings URL, KServe path prefix, PVC. */
-export const models = app.models;
+export const models = appServingProgram().models;

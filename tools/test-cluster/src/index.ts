@@ -24,3 +24,13 @@ export {
 export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
 export { decodeDeployment, eppDeployment, eppService, istioGateway, modelStandIns } from './stand-ins.ts';
 export type { StandInModel } from './stand-ins.ts';
+export { istioGatewayStandIn, kserveStandIns, STAND_IN_LABEL, ENVOY_GATEWAY_SYSTEM } from './controllers.ts';
+export type { KserveStandInArgs } from './controllers.ts';
+export { DEFAULT_STORAGE_CLASSES, PROVISIONER, provisionOnce, provisionedVolume, storageClassObjects } from './storage.ts';
+export type { StorageClassSpec } from './storage.ts';
+export { helmTemplate, clusterApiVersions, publishedChart, renderReleases } from './helm.ts';
+export type { HelmTemplateArgs, PlannedRelease } from './helm.ts';
+export { startModelServer } from './model-server.ts';
+export type { ModelServer } from './model-server.ts';
+export { createTestStack, pulumiEngine, resourceSteps } from './pulumi.ts';
+export type { PulumiEngine, InlineProgram, TestStackOptions, TestStack, OperationResult, OperationError, ResourceStep } from './pulumi.ts';

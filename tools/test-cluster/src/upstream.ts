@@ -26,10 +26,18 @@ export function upstreamDir(): string {
   return dir;
 }
 
-/** The absolute path of a file under the upstream folder, e.g. `crds/istio-1.28.5-crd-all.gen.yaml`. */
-export function upstreamPath(relative: string): string {
+/**
+ * The absolute path of a file under the upstream folder, e.g. `crds/istio-1.28.5-crd-all.gen.yaml`;
+ * throws when it is missing, unless `optional` (then undefined).
+ */
+export function upstreamPath(relative: string): string;
+export function upstreamPath(relative: string, options: { optional: true }): string | undefined;
+export function upstreamPath(relative: string, options: { optional?: boolean } = {}): string | undefined {
   const path = join(upstreamDir(), relative);
-  if (!existsSync(path)) throw new Error(`upstream file not found: ${path}`);
+  if (!existsSync(path)) {
+    if (options.optional) return undefined;
+    throw new Error(`upstream file not found: ${path}`);
+  }
   return path;
 }
 

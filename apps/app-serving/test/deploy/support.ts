@@ -1,0 +1,364 @@
+/**
+ * Support of the deploy tests: a stack file made deployable on the test cluster (charts from the
+ * published packages in ../shared/upstream, secrets set, the cluster's kubeconfig), kwok nodes
+ * shaped like any plan, what must exist in the cluster once `pulumi up` is done, and the wiring
+ * `app-serving verify` needs where no container runs (port-forwards to a local model server, the
+ * weights marker in the pod's file system, the controllers' stand-ins).
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import {
+  DEFAULT_CHARTS,
+  commonLabels,
+  gpuRequest,
+  loadStackFile,
+  planDeployment,
+  type ChartKey,
+  type DeploymentPlan,
+  type KserveModelPlan,
+  type LlmdModelPlan,
+  type ModelPlan,
+} from '@app-serving/core';
+import {
+  forwardPodPort,
+  istioGatewayStandIn,
+  kserveStandIns,
+  list,
+  podFileSystem,
+  publishedChart,
+  upstreamDir,
+  waitFor,
+  type KubeObject,
+  type NodeSpec,
+  type TestCluster,
+} from '@app-serving/test-cluster';
+import { parse, stringify } from 'yaml';
+
+export const APP_DIR = join(import.meta.dirname, '..', '..');
+export const REPO_ROOT = join(APP_DIR, '..', '..');
+export const MODELS_DIR = join(REPO_ROOT, 'models');
+export const CLI_BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'app-serving.js');
+
+/** Every example stack file of the app (`Pulumi.<stack>.yaml`, not the template). */
+export function exampleStacks(dir: string = APP_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => /^Pulumi\.[a-z0-9-]+\.yaml$/.test(f) && f !== 'Pulumi.TEMPLATE.yaml')
+    .sort();
+}
+
+/** A stack file made deployable on the test cluster. */
+export interface StackUnderTest {
+  /** The stack's name (`Pulumi.<name>.yaml`). */
+  readonly name: string;
+  /** The rewritten stack file (secrets as placeholders), for `app-serving` commands. */
+  readonly file: string;
+  /** The `config:` map without the secrets, for the engine. */
+  readonly config: Record<string, unknown>;
+  /** The secrets by config key, with test values. */
+  readonly secrets: Record<string, string>;
+  readonly modelsDir: string;
+  readonly plan: DeploymentPlan;
+}
+
+/**
+ * The value the engine gets for a secret of the stack file: derived from its `secure:` text, so that
+ * a changed ciphertext is a changed secret for the engine as it is for `app-serving diff`.
+ */
+export function secretValue(key: string, secure: string): string {
+  return `test-${key.replace(/^app-serving:/, '')}-${createHash('sha256').update(secure).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Reads a stack file and rewrites what the test cluster needs: every chart at a published package
+ * under ../shared/upstream/charts (the air-gap way: `charts.<chart>.chart` as a path), the kubeconfig
+ * key (if any) at the cluster's, and each secret (`secure:`) as a placeholder here and a test value
+ * for the engine. `edit` may change the config map first (the change tests).
+ */
+export function stackUnderTest(
+  file: string,
+  options: { kubeconfig: string; modelsDir?: string; dir?: string; edit?: (config: Record<string, unknown>) => void },
+): StackUnderTest {
+  const name = /^Pulumi\.(.+)\.yaml$/.exec(basename(file))![1]!;
+  const doc = parse(readFileSync(file, 'utf8')) as { config: Record<string, unknown> };
+  const config: Record<string, unknown> = structuredClone(doc.config);
+  options.edit?.(config);
+  const secrets: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (typeof value === 'object' && value !== null && 'secure' in value) secrets[key] = secretValue(key, String((value as { secure: unknown }).secure));
+  }
+  if ('app-serving:kubeconfig' in config) config['app-serving:kubeconfig'] = options.kubeconfig;
+  const charts = { ...((config['app-serving:charts'] as Record<string, Record<string, string>> | undefined) ?? {}) };
+  for (const key of Object.keys(DEFAULT_CHARTS) as ChartKey[]) {
+    const override = charts[key] ?? {};
+    const chart = override.chart ?? DEFAULT_CHARTS[key].chart;
+    if (chart.startsWith('/') || chart.startsWith('.')) continue;
+    const version = override.version ?? DEFAULT_CHARTS[key].version;
+    const local = publishedChart(chart, version);
+    if (!local) throw new Error(`${basename(file)}: no published package of chart ${chart} ${version} in ${upstreamDir()} to deploy it here`);
+    charts[key] = { chart: local, version };
+  }
+  config['app-serving:charts'] = charts;
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `app-serving-stack-${name}-`));
+  mkdirSync(dir, { recursive: true });
+  const written = join(dir, basename(file));
+  writeFileSync(written, stringify({ config }));
+  const modelsDir = options.modelsDir ?? MODELS_DIR;
+  const plan = planDeployment(loadStackFile(written, basename(file), { checkRules: false }), modelsDir);
+  const engineConfig = Object.fromEntries(Object.entries(config).filter(([key]) => !(key in secrets)));
+  return { name, file: written, config: engineConfig, secrets, modelsDir, plan };
+}
+
+/** A node label key for every simulated node of one test, so that a test can find (and remove) its own. */
+export const SHAPE_LABEL = 'test.app-serving.io/shape';
+
+/**
+ * kwok nodes shaped like the cluster a plan expects, derived from the plan alone (so any valid stack
+ * gets a cluster it fits): per distinct node selector of the models, a node with those labels,
+ * GPUs where the model asks for them and, when the stack has a GPU toleration, the matching taint
+ * on those GPU nodes (only tolerating pods land there, as on a real GPU pool); the hostPath node by
+ * its own name; a node for the control pods' `controlNodeSelector`. Nodes are big enough for any
+ * example (64 CPUs, 512 GiB, 8 GPUs).
+ */
+export function clusterShape(plan: DeploymentPlan, prefix: string): NodeSpec[] {
+  const nodes = new Map<string, NodeSpec>();
+  const add = (name: string, labels: Record<string, string>, gpu: boolean) => {
+    const existing = nodes.get(name);
+    const toleration = plan.gpuToleration;
+    const taint =
+      gpu && toleration?.effect && toleration.key
+        ? [{ key: toleration.key, ...(toleration.operator !== 'Exists' && toleration.value !== undefined && { value: toleration.value }), effect: toleration.effect }]
+        : [];
+    nodes.set(name, {
+      name,
+      labels: { ...existing?.labels, ...labels, [SHAPE_LABEL]: prefix },
+      taints: existing?.taints?.length ? existing.taints : taint,
+      gpus: 8,
+      cpu: '64',
+      memory: '512Gi',
+    });
+  };
+  const key = (selector: Readonly<Record<string, string>>) => Object.entries(selector).sort().map(([k, v]) => `${k}=${v}`).join(',') || 'any';
+  const groups = new Map<string, string>();
+  for (const model of plan.models) {
+    const gpu = gpuRequest(model) > 0;
+    const hostNode = model.storage?.hostPath?.node;
+    if (hostNode) add(hostNode, { ...model.nodeSelector }, gpu);
+    const group = `${key(model.nodeSelector)}|${gpu}`;
+    if (!groups.has(group)) {
+      const name = `${prefix}-${gpu ? 'gpu' : 'cpu'}-${groups.size + 1}`;
+      groups.set(group, name);
+      add(name, { ...model.nodeSelector }, gpu);
+    }
+    if (model.platform === 'llm-d' && key(model.controlNodeSelector) !== key(model.nodeSelector)) {
+      const control = `${key(model.controlNodeSelector)}|control`;
+      if (!groups.has(control)) {
+        const name = `${prefix}-control-${groups.size + 1}`;
+        groups.set(control, name);
+        add(name, { ...model.controlNodeSelector }, false);
+      }
+    }
+  }
+  return [...nodes.values()];
+}
+
+/** Whether a node's labels satisfy a selector. */
+export function matches(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels[k] === v);
+}
+
+const ready = (o: any) => o?.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
+
+/** `GET` an object; null when it does not exist. */
+async function get(cluster: TestCluster, path: string): Promise<any | null> {
+  const res = await cluster.request('GET', path);
+  if (res.status === 404) return null;
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+  return res.body;
+}
+
+/**
+ * What must be in the cluster once `pulumi up` of `plan` is done, checked against the API server:
+ * every object the plan names, with its names, labels and placement; model pods Ready; each pull
+ * Job Succeeded. Returns the problems (none: the deployment is what the plan says).
+ */
+export async function deployedProblems(cluster: TestCluster, plan: DeploymentPlan): Promise<string[]> {
+  const problems: string[] = [];
+  const nodes = new Map<string, Record<string, string>>((await list(cluster, '/api/v1/nodes')).map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
+  const expectObject = async (what: string, path: string, check?: (o: any) => string | null) => {
+    const object = await get(cluster, path);
+    if (!object) return problems.push(`${what}: missing (${path})`);
+    const problem = check?.(object);
+    if (problem) problems.push(`${what}: ${problem}`);
+    return object;
+  };
+  const placed = async (what: string, namespace: string, selector: Record<string, string>, nodeSelector: Readonly<Record<string, string>>, count?: number) => {
+    const query = Object.entries(selector).map(([k, v]) => `${k}=${v}`).join(',');
+    const pods = (await list(cluster, `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(query)}`)).filter((p) => !p.metadata.deletionTimestamp);
+    if (pods.length === 0) return problems.push(`${what}: no pods (${query})`);
+    if (count !== undefined && pods.length !== count) problems.push(`${what}: ${pods.length} pods, the plan says ${count}`);
+    for (const pod of pods) {
+      const labels = nodes.get(pod.spec.nodeName) ?? {};
+      if (!pod.spec.nodeName) problems.push(`${what}: pod ${pod.metadata.name} is not scheduled`);
+      else if (!matches(labels, nodeSelector)) problems.push(`${what}: pod ${pod.metadata.name} runs on ${pod.spec.nodeName}, which lacks ${JSON.stringify(nodeSelector)}`);
+      if (pod.status?.phase !== 'Succeeded' && !ready(pod)) problems.push(`${what}: pod ${pod.metadata.name} is not Ready`);
+    }
+    return pods;
+  };
+  for (const model of plan.models) {
+    const ns = model.namespace;
+    const managed = commonLabels(model.slug);
+    await expectObject(`Namespace ${ns}`, `/api/v1/namespaces/${ns}`, (o) => (matches(o.metadata.labels ?? {}, managed) ? null : `labels ${JSON.stringify(o.metadata.labels)} lack ${JSON.stringify(managed)}`));
+    if (model.pullSecret) await expectObject(`Secret ${ns}/${model.pullSecret}`, `/api/v1/namespaces/${ns}/secrets/${model.pullSecret}`, (o) => (o.type === 'kubernetes.io/dockerconfigjson' ? null : `type ${o.type}`));
+    const storage = model.storage;
+    if (storage) {
+      await expectObject(`PVC ${ns}/${storage.pvc}`, `/api/v1/namespaces/${ns}/persistentvolumeclaims/${storage.pvc}`, (o) =>
+        o.status?.phase !== 'Bound' ? `phase ${o.status?.phase}` : storage.pv && o.spec.volumeName !== storage.pv ? `bound to ${o.spec.volumeName}, not ${storage.pv}` : null,
+      );
+      if (storage.pv) await expectObject(`PV ${storage.pv}`, `/api/v1/persistentvolumes/${storage.pv}`, (o) => (o.status?.phase === 'Bound' ? null : `phase ${o.status?.phase}`));
+      await expectObject(`Job ${ns}/${storage.job}`, `/apis/batch/v1/namespaces/${ns}/jobs/${storage.job}`, (o) => (o.status?.succeeded >= 1 ? null : `not Succeeded: ${JSON.stringify(o.status)}`));
+      const jobNode = storage.hostPath ? { 'kubernetes.io/hostname': storage.hostPath.node } : model.nodeSelector;
+      await placed(`pull Job ${storage.job}`, ns, { 'job-name': storage.job }, jobNode);
+    }
+    if (model.platform === 'llm-d') await llmdProblems(model, expectObject, placed);
+    else await kserveProblems(model, expectObject);
+  }
+  if (plan.kserve?.gateway.create) {
+    const gw = plan.kserve.gateway;
+    await expectObject(`Gateway ${gw.namespace}/${gw.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${gw.namespace}/gateways/${gw.name}`, (o) =>
+      o.spec.gatewayClassName === gw.className ? null : `class ${o.spec.gatewayClassName}`,
+    );
+  }
+  return problems;
+}
+
+type ExpectObject = (what: string, path: string, check?: (o: any) => string | null) => Promise<unknown>;
+type Placed = (what: string, namespace: string, selector: Record<string, string>, nodeSelector: Readonly<Record<string, string>>, count?: number) => Promise<unknown>;
+
+async function llmdProblems(model: LlmdModelPlan, expectObject: ExpectObject, placed: Placed): Promise<void> {
+  const ns = model.namespace;
+  await expectObject(`Gateway ${ns}/${model.gateway.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/gateways/${model.gateway.name}`);
+  await expectObject(`ConfigMap ${ns}/${model.gateway.parametersConfigMap}`, `/api/v1/namespaces/${ns}/configmaps/${model.gateway.parametersConfigMap}`);
+  await expectObject(`Service ${ns}/${model.gateway.alias}`, `/api/v1/namespaces/${ns}/services/${model.gateway.alias}`);
+  await expectObject(`InferencePool ${ns}/${model.inferencePool.name}`, `/apis/inference.networking.k8s.io/v1/namespaces/${ns}/inferencepools/${model.inferencePool.name}`, (o) =>
+    matches(o.spec.selector?.matchLabels ?? {}, model.modelServer.podLabels) && matches(model.modelServer.podLabels, o.spec.selector?.matchLabels ?? {}) ? null : `selects ${JSON.stringify(o.spec.selector)}, the model's pods carry ${JSON.stringify(model.modelServer.podLabels)}`,
+  );
+  const epp = (await expectObject(`Deployment ${ns}/${model.inferencePool.epp}`, `/apis/apps/v1/namespaces/${ns}/deployments/${model.inferencePool.epp}`, (o) =>
+    o.status?.readyReplicas >= 1 ? null : `not ready: ${JSON.stringify(o.status)}`,
+  )) as any;
+  if (epp?.spec) await placed(`EPP ${model.inferencePool.epp}`, ns, epp.spec.selector.matchLabels, model.controlNodeSelector);
+  await expectObject(`Deployment ${ns}/${model.modelServer.decodeDeployment}`, `/apis/apps/v1/namespaces/${ns}/deployments/${model.modelServer.decodeDeployment}`, (o) =>
+    o.status?.readyReplicas === model.modelServer.decodeReplicas ? null : `${o.status?.readyReplicas ?? 0} ready replicas, the plan says ${model.modelServer.decodeReplicas}`,
+  );
+  await placed(`decode pods of ${model.name}`, ns, { ...model.modelServer.podLabels, 'llm-d.ai/role': 'decode' }, model.nodeSelector, model.modelServer.decodeReplicas);
+  if (model.httpRoute) {
+    await expectObject(`HTTPRoute ${ns}/${model.httpRoute}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes/${model.httpRoute}`, (o) => {
+      const parent = o.spec.parentRefs?.[0]?.name;
+      const backend = o.spec.rules?.[0]?.backendRefs?.[0];
+      return parent === model.gateway.name && backend?.name === model.inferencePool.name && backend?.kind === 'InferencePool' ? null : `parent ${parent}, backend ${JSON.stringify(backend)}`;
+    });
+  }
+  if (model.embeddingService) {
+    await expectObject(`Service ${ns}/${model.embeddingService.name}`, `/api/v1/namespaces/${ns}/services/${model.embeddingService.name}`, (o) =>
+      // The decode pods carry the plan's labels and the chart's role label: the Service must select them.
+      o.spec.ports?.[0]?.port === model.embeddingService!.port && matches({ ...model.modelServer.podLabels, 'llm-d.ai/role': 'decode' }, o.spec.selector ?? {}) ? null : `ports ${JSON.stringify(o.spec.ports)}, selector ${JSON.stringify(o.spec.selector)}`,
+    );
+  }
+}
+
+async function kserveProblems(model: KserveModelPlan, expectObject: ExpectObject): Promise<void> {
+  const ns = model.namespace;
+  await expectObject(`LLMInferenceService ${ns}/${model.service}`, `/apis/serving.kserve.io/v1alpha1/namespaces/${ns}/llminferenceservices/${model.service}`);
+  await expectObject(`LLMInferenceServiceConfig ${ns}/${model.config}`, `/apis/serving.kserve.io/v1alpha1/namespaces/${ns}/llminferenceserviceconfigs/${model.config}`);
+  await expectObject(`ServiceAccount ${ns}/${model.serviceAccount}`, `/api/v1/namespaces/${ns}/serviceaccounts/${model.serviceAccount}`);
+  if (model.hfTokenSecret) await expectObject(`Secret ${ns}/${model.hfTokenSecret}`, `/api/v1/namespaces/${ns}/secrets/${model.hfTokenSecret}`);
+}
+
+/**
+ * What verify needs where no controller and no container runs: the controllers' stand-ins (Istio's
+ * gateway per llm-d model; KServe's workload, Envoy's proxy and the service's status), each Ready
+ * pod's ports forwarded to `serverPort`, and the weights marker in each model-server pod's file
+ * system (as the pull Job left it on the volume).
+ */
+export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, serverPort: number): Promise<void> {
+  const standIns: KubeObject[] = [];
+  for (const model of plan.models) {
+    if (model.platform === 'llm-d') standIns.push(...(await istioGatewayStandIn(cluster, model.namespace, model.gateway.name)));
+    else {
+      standIns.push(...await kserveStandIns(cluster, {
+        namespace: model.namespace,
+        service: model.service,
+        workload: model.workload,
+        podLabels: model.podLabels,
+        port: model.port,
+        gateway: model.gateway,
+        pathPrefix: model.pathPrefix,
+      }));
+    }
+  }
+  // Their pods exist and are Ready before the namespaces' pods are wired.
+  for (const d of standIns.filter((o) => o.kind === 'Deployment')) {
+    await waitFor(cluster, `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}`, (o) => o.status?.readyReplicas >= (o.spec.replicas ?? 1) && o.status?.updatedReplicas >= (o.spec.replicas ?? 1), 120_000);
+  }
+  const namespaces = [...new Set([...plan.models.map((m) => m.namespace), ...(plan.models.some((m) => m.platform === 'kserve') ? ['envoy-gateway-system'] : [])])];
+  for (const namespace of namespaces) {
+    const pods = await waitForReadyPods(cluster, namespace);
+    for (const pod of pods) {
+      const ports = [...new Set(pod.spec.containers.flatMap((c: any) => (c.ports ?? []).map((p: any) => p.containerPort)))] as number[];
+      for (const port of ports) await forwardPodPort(cluster, namespace, pod.metadata.name, port, { port: serverPort });
+      const model = plan.models.find((m) => m.namespace === namespace);
+      if (model?.storage && isModelServerPod(model, pod)) await podFileSystem(cluster, namespace, pod.metadata.name, { [model.storage.marker]: '' });
+    }
+  }
+}
+
+function isModelServerPod(model: ModelPlan, pod: any): boolean {
+  const labels = model.platform === 'llm-d' ? model.modelServer.podLabels : model.podLabels;
+  return matches(pod.metadata.labels ?? {}, labels);
+}
+
+/** The namespace's pods once every one that is not a finished Job's is Ready (bounded: a hang guard). */
+async function waitForReadyPods(cluster: TestCluster, namespace: string): Promise<any[]> {
+  const until = Date.now() + 120_000;
+  for (;;) {
+    const pods = (await list(cluster, `/api/v1/namespaces/${namespace}/pods`)).filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded');
+    if (pods.length > 0 && pods.every(ready)) return pods;
+    if (Date.now() > until) throw new Error(`pods of ${namespace} not Ready: ${pods.map((p) => `${p.metadata.name} ${p.status?.phase}`).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Runs the built `app-serving` command; resolves with its exit code and output. */
+export function appServing(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: options.cwd ?? REPO_ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Every object of the cluster that a stack may have left: namespaces, PVs and cluster-scoped objects labelled as ours. */
+export async function leftovers(cluster: TestCluster, plan: DeploymentPlan): Promise<string[]> {
+  const found: string[] = [];
+  for (const model of plan.models) {
+    const ns = await get(cluster, `/api/v1/namespaces/${model.namespace}`);
+    if (ns) found.push(`Namespace ${model.namespace} (${ns.status?.phase})`);
+    if (model.storage?.pv && (await get(cluster, `/api/v1/persistentvolumes/${model.storage.pv}`))) found.push(`PV ${model.storage.pv}`);
+  }
+  for (const pv of await list(cluster, '/api/v1/persistentvolumes')) {
+    const claim = pv.spec.claimRef;
+    if (claim && plan.models.some((m) => m.namespace === claim.namespace)) found.push(`PV ${pv.metadata.name} (claim ${claim.namespace}/${claim.name})`);
+  }
+  if (plan.kserve?.gateway.create) {
+    const gw = plan.kserve.gateway;
+    if (await get(cluster, `/apis/gateway.networking.k8s.io/v1/namespaces/${gw.namespace}/gateways/${gw.name}`)) found.push(`Gateway ${gw.namespace}/${gw.name}`);
+    if (await get(cluster, `/apis/gateway.networking.k8s.io/v1/gatewayclasses/${gw.className}`)) found.push(`GatewayClass ${gw.className}`);
+  }
+  return [...new Set(found)].sort();
+}
