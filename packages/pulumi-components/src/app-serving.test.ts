@@ -40,7 +40,8 @@ describe('AppServing', () => {
     });
     expect(rec.children('app')).toEqual(['app-serving:llmd:LlmdModel app-sim', 'app-serving:llmd:LlmdModel app-sim-embed', 'pulumi:providers:kubernetes app-provider']);
     const provider = rec.get('app-provider');
-    expect(provider.inputs).toEqual({});
+    // No kubeconfig: the ambient one. ConfigMaps update in place (Istio reads the gateway's parameters live).
+    expect(provider.inputs).toEqual({ enableConfigMapMutable: 'true' });
     const ref = `${provider.urn}::app-provider-id`;
     for (const model of ['app-sim', 'app-sim-embed']) expect(rec.get(model).providers).toEqual({ kubernetes: ref });
     // Every Kubernetes object and chart goes through the shared provider.
@@ -67,7 +68,7 @@ describe('AppServing', () => {
   it('example (on-prem) stack: kubeconfig path, Harbor pull secrets, storage', async () => {
     const plan = examplePlan('example');
     const rec = await record(() => new AppServing('app', { plan, harborToken: pulumi.secret('t'), homeDir: '/home/ops' }));
-    expect(rec.get('app-provider').inputs).toEqual({ kubeconfig: '/home/ops/.kube/rke2-cluster.yaml' });
+    expect(rec.get('app-provider').inputs).toEqual({ kubeconfig: '/home/ops/.kube/rke2-cluster.yaml', enableConfigMapMutable: 'true' });
     expect(assertIndependent(rec, 'app', ['qwen3-06b-rke2', 'bge-small-rke2'])).toEqual({ 'qwen3-06b-rke2': 17, 'bge-small-rke2': 16 });
     expect(rec.children('app-bge-small-rke2-storage')).toEqual(['kubernetes:batch/v1:Job app-bge-small-rke2-storage-pull-job', 'kubernetes:core/v1:PersistentVolumeClaim app-bge-small-rke2-storage-pvc']);
     // Longest chains: Namespace → pull Secret → PV → PVC → pull Job → modelservice chart (qwen);

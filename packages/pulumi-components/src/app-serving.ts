@@ -159,7 +159,14 @@ export class AppServing extends pulumi.ComponentResource {
       }
       const kubeconfig =
         plan.kubeconfig === null ? undefined : 'path' in plan.kubeconfig ? expandHome(plan.kubeconfig.path, args.homeDir ?? homedir()) : pulumi.secret(args.kubeconfig!);
-      this.provider = new k8s.Provider(childName(name, 'provider'), kubeconfig === undefined ? {} : { kubeconfig }, childOptions(this, inherited));
+      // ConfigMaps update in place: the Istio gateway's parameters ConfigMap is read live by Istio, so
+      // a placement change must not delete it (the provider would replace it by default, and a
+      // chart's fixed-name object can only be replaced delete-first: a gap in the gateway's config).
+      this.provider = new k8s.Provider(
+        childName(name, 'provider'),
+        { ...(kubeconfig !== undefined && { kubeconfig }), enableConfigMapMutable: true },
+        childOptions(this, inherited),
+      );
       this.callerProvider = false;
     }
 

@@ -31,14 +31,16 @@ describe('postRenderTransform', () => {
     const opts = { protect: true };
     expect(await transform({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: sa, opts })).toEqual({
       props: { ...sa, imagePullSecrets: [{ name: 'harbor-creds' }] },
-      opts,
+      opts: { ...opts, deleteBeforeReplace: true },
     });
     expect(sa).not.toHaveProperty('imagePullSecrets');
   });
 
-  it('leaves other objects and components alone', async () => {
+  it('leaves other objects as they are (only replaced delete-first) and components alone', async () => {
     const other = { ...sa, metadata: { name: 'other', namespace: 'ns' } };
-    expect(await transform({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: other, opts: {} })).toBeUndefined();
+    // A chart's objects have fixed names: a replacement created before the old one is deleted fails
+    // (server-side apply: field conflict), which the engine planned for them; so every one is delete-first.
+    expect(await transform({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: other, opts: { protect: false } })).toEqual({ props: other, opts: { protect: false, deleteBeforeReplace: true } });
     expect(await transform({ custom: false, type: 'kubernetes:helm.sh/v4:Chart', name: 'c', props: { chart: 'x' }, opts: {} })).toBeUndefined();
   });
 

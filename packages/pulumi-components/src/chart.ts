@@ -32,11 +32,15 @@ export function chartArgs(inputs: ChartReleaseInputs): k8s.helm.v4.ChartArgs {
 }
 
 /**
- * A resource transform that applies core's post-render patches to the objects a chart renders.
+ * The resource transform of every chart: it applies core's post-render patches to the objects the
+ * chart renders, and marks each object `deleteBeforeReplace`.
  *
  * Registered through the chart's `transforms` option, Pulumi runs it for the chart and for every
- * object rendered from it, before registering the object. Objects no patch targets (and the chart
- * component itself) are left alone: the transform returns `undefined`.
+ * object rendered from it, before registering the object. A chart's objects have fixed names, so a
+ * replacement created before the old object is deleted can never succeed (server-side apply
+ * refuses it as a field conflict); the engine planned exactly that for them (a ConfigMap whose data
+ * changed, seen in the deploy tests), so every rendered object is replaced delete-first. The chart
+ * component itself is left alone.
  *
  * @see https://www.pulumi.com/docs/iac/concepts/options/transforms/
  */
@@ -46,13 +50,13 @@ export function postRenderTransform(patches: readonly PostRenderPatch[]): pulumi
     if (!args.custom) return undefined;
     const object = args.props as KubernetesObject;
     const patched = applyPatches(own, object);
-    return patched === object ? undefined : { props: patched as pulumi.Inputs, opts: args.opts };
+    return { props: patched as pulumi.Inputs, opts: { ...args.opts, deleteBeforeReplace: true } };
   };
 }
 
 /** What {@link createChart} needs beyond the release. */
 export interface CreateChartArgs extends ChartReleaseInputs {
-  /** Post-render patches; none means no transform is registered. */
+  /** Post-render patches (the transform is registered in any case: see {@link postRenderTransform}). */
   readonly patches?: readonly PostRenderPatch[] | undefined;
 }
 
@@ -67,6 +71,6 @@ export function createChart(component: pulumi.ComponentResource, name: string, a
   return new k8s.helm.v4.Chart(
     childName(name, 'chart'),
     chartArgs(args),
-    childOptions<pulumi.ComponentResourceOptions>(component, inherited, [], patches.length > 0 ? { transforms: [postRenderTransform(patches)] } : undefined),
+    childOptions<pulumi.ComponentResourceOptions>(component, inherited, [], { transforms: [postRenderTransform(patches)] }),
   );
 }

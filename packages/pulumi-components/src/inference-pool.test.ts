@@ -38,12 +38,18 @@ describe('InferencePool', () => {
 
     const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gaie-qwen3-06b-rke2-epp' }, spec: {} };
     const modelSa = { ...sa, metadata: { ...sa.metadata, name: 'ms-qwen3-06b-rke2-llm-d-modelservice' } };
-    for (const props of [deployment, modelSa]) expect(await transform!({ custom: true, type: 'x', name: 'x', props, opts: {} })).toBeUndefined();
+    // The EPP Deployment gets the model's readyTimeout; the model's ServiceAccount is left as it is.
+    expect(await transform!({ custom: true, type: 'x', name: 'x', props: deployment, opts: {} })).toEqual({
+      props: { ...deployment, metadata: { ...deployment.metadata, annotations: { 'pulumi.com/timeoutSeconds': '1800' } } },
+      opts: { deleteBeforeReplace: true },
+    });
+    expect(await transform!({ custom: true, type: 'x', name: 'x', props: modelSa, opts: {} })).toEqual({ props: modelSa, opts: { deleteBeforeReplace: true } });
   });
 
   it('registers no transform when the stack has no pull secret', async () => {
     const sim = llmdModel('kind', 'Sim');
     const rec = await record(() => new InferencePool('p', { namespace: sim.namespace, releaseName: sim.releases.gaie, values: sim.values.gaie, patches: sim.patches.gaie }));
-    expect(rec.get('p-chart').transforms).toEqual([]);
+    // Only the transform every chart has (rendered objects replaced delete-first): nothing to patch.
+    expect(rec.get('p-chart').transforms).toHaveLength(1);
   });
 });

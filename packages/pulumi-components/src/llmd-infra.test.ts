@@ -93,7 +93,7 @@ describe('LlmdInfra', () => {
     const gateway = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', metadata: { name: 'infra-qwen3-06b-rke2-inference-gateway' }, spec: {} };
     const otherConfigMap = { ...configMap, metadata: { ...configMap.metadata, name: 'something-else' } };
     for (const props of [gateway, otherConfigMap]) {
-      expect(await transform!({ custom: true, type: `kubernetes:x:${props.kind}`, name: 'x', props, opts: {} })).toBeUndefined();
+      expect(await transform!({ custom: true, type: `kubernetes:x:${props.kind}`, name: 'x', props, opts: {} })).toEqual({ props, opts: { deleteBeforeReplace: true } });
     }
     expect(await transform!({ custom: false, type: 'kubernetes:helm.sh/v4:Chart', name: 'i-chart', props: rec.get('i-chart').inputs, opts: {} })).toBeUndefined();
   });
@@ -102,7 +102,8 @@ describe('LlmdInfra', () => {
     const sim = llmdModel('kind', 'Sim');
     const rec = await record(() => new LlmdInfra('i', { namespace: sim.namespace, slug: sim.slug, releaseName: sim.releases.infra, values: sim.values.infra, patches: sim.patches.infra }));
     expect(rec.children('i')).toEqual(['kubernetes:helm.sh/v4:Chart i-chart']);
-    expect(rec.get('i-chart').transforms).toEqual([]);
+    // Only the transform every chart has (rendered objects replaced delete-first): nothing to patch.
+    expect(rec.get('i-chart').transforms).toHaveLength(1);
     // The chart defaults to the pinned llm-d-infra.
     expect(rec.get('i-chart').inputs).toMatchObject({ chart: 'llm-d-infra', version: 'v1.3.10' });
   });

@@ -26,7 +26,8 @@ describe('ModelService', () => {
       values: qwen.values.modelService,
     });
     expect(rec.get('ms-chart').inputs).toMatchObject({ values: { modelArtifacts: { uri: 'pvc+hf://qwen3-06b-rke2-model/hub/Qwen/Qwen3-0.6B' } } });
-    expect(rec.get('ms-chart').transforms).toEqual([]);
+    // Only the transform every chart has (rendered objects replaced delete-first): nothing to patch.
+    expect(rec.get('ms-chart').transforms).toHaveLength(1);
     expect(warn).not.toHaveBeenCalled();
   });
 
@@ -42,7 +43,7 @@ describe('ModelService', () => {
       metadata: { annotations: { 'pulumi.com/timeoutSeconds': '1800' } },
     });
     const serviceAccount = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'ms-qwen3-06b-rke2-llm-d-modelservice-decode' } };
-    expect(await transform!({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: serviceAccount, opts: {} })).toBeUndefined();
+    expect(await transform!({ custom: true, type: 'kubernetes:core/v1:ServiceAccount', name: 'x', props: serviceAccount, opts: {} })).toEqual({ props: serviceAccount, opts: { deleteBeforeReplace: true } });
   });
 
   it('warns when its values mount a PVC but nothing orders it after the pull', async () => {

@@ -63,7 +63,7 @@ describe('renderStack', () => {
     const secrets = first.resources.filter((r) => r.type === 'kubernetes:core/v1:Secret');
     expect(secrets.map((r) => r.inputs.stringData)).toEqual(['[secret]', '[secret]']);
     expect(secrets[0]!.inputs.metadata).toMatchObject({ name: 'harbor-creds' });
-    expect(first.resources.find((r) => r.type === 'pulumi:providers:kubernetes')!.inputs).toEqual({ kubeconfig: '/home/ops/.kube/rke2-cluster.yaml' });
+    expect(first.resources.find((r) => r.type === 'pulumi:providers:kubernetes')!.inputs).toEqual({ kubeconfig: '/home/ops/.kube/rke2-cluster.yaml', enableConfigMapMutable: 'true' });
 
     // Callable again in the same process, also concurrently, with identical results.
     const [second, third] = await Promise.all([renderStack(plan, { secrets: { harborToken: token }, homeDir: '/home/ops' }), renderStack(plan, { homeDir: '/home/ops' })]);

@@ -109,9 +109,10 @@ describe('a consumer of the packed packages', () => {
       'kubernetes:helm.sh/v4:Chart team-sim-model-service-chart',
       'kubernetes:helm.sh/v4:Chart team-sim-pool-chart',
     ]);
-    // The nodeSelector places the gateway pods (a transform on the infra chart); readyTimeout
-    // raises the await timeout of the model Deployments (a transform on the modelservice chart).
-    expect(out.transforms).toBe(2);
+    // One transform per chart: it applies the chart's patches (the nodeSelector places the gateway
+    // pods; readyTimeout raises the await timeout of the EPP and model Deployments) and replaces the
+    // chart's objects delete-first.
+    expect(out.transforms).toBe(3);
     expect(out.rendered).toBe(14);
   }, 300_000);
 
@@ -119,8 +120,8 @@ describe('a consumer of the packed packages', () => {
     namespace: 'llm-d-sim',
     gatewayUrl: 'http://infra-sim-inference-gateway-istio.llm-d-sim.svc.cluster.local:80',
     registered: 12,
-    // As above: the gateway placement on the infra chart, readyTimeout on the modelservice chart.
-    transforms: 2,
+    // As above: one per chart.
+    transforms: 3,
     rendered: 14,
   };
 

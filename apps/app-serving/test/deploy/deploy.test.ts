@@ -31,7 +31,7 @@ let cluster: TestCluster;
 beforeAll(async () => {
   cluster = await startCluster();
 }, 600_000);
-afterAll(async () => cluster?.stop());
+afterAll(async () => cluster?.stop(), 120_000);
 
 /** The namespaces a stack expects to exist already (the KServe Gateway's, when it is not a model's). */
 async function prerequisites(sut: StackUnderTest): Promise<void> {
@@ -51,7 +51,7 @@ describe.each(exampleStacks())('%s, deployed by the real engine', (file) => {
 
   afterAll(async () => {
     await stack?.remove();
-  });
+  }, 120_000);
 
   it('up: every object the plan names is in the cluster, placed as planned, Ready; verify passes', async () => {
     sut = stackUnderTest(join(APP_DIR, file), { kubeconfig: cluster.kubeconfigPath });
@@ -91,4 +91,4 @@ describe.each(exampleStacks())('%s, deployed by the real engine', (file) => {
     await cluster.request('DELETE', `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}`);
     expect(await leftovers(cluster, sut.plan)).toEqual([]);
   }, 600_000);
-});
+, 600_000);

@@ -1,0 +1,169 @@
+/**
+ * `app-serving diff` against the real engine: the example stack is deployed for real, then for each
+ * kind of change `diff` classifies — a values key, an image tag, a new model, a removed model, a
+ * renamed namespace, the pull Job's template, a secret — `diff --base HEAD --json` (offline, from
+ * git) and the engine's own `pulumi preview --diff` must agree on which resources change and how
+ * (create, update, replace, delete). A Helm chart's objects are the chart's: `diff` speaks of the
+ * release, the engine of each object it renders.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createNodes, createTestStack, startCluster, type ResourceStep, type TestCluster, type TestStack } from '@app-serving/test-cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { appServingProgram } from '../../src/program.ts';
+import { APP_DIR, MODELS_DIR, appServing, clusterShape, stackUnderTest, type StackUnderTest } from './support.ts';
+
+const STACK = 'Pulumi.example.yaml';
+let cluster: TestCluster;
+let repo: string;
+let base: StackUnderTest;
+let stack: TestStack;
+
+const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+const stackDir = () => join(repo, 'apps', 'app-serving');
+
+/** The example stack rewritten into the repository's working tree (`edit` changes its config first). */
+function writeStack(edit?: (config: Record<string, unknown>) => void): StackUnderTest {
+  return stackUnderTest(join(APP_DIR, STACK), { kubeconfig: cluster.kubeconfigPath, modelsDir: join(repo, 'models'), dir: stackDir(), ...(edit && { edit }) });
+}
+
+beforeAll(async () => {
+  cluster = await startCluster();
+  repo = mkdtempSync(join(tmpdir(), 'app-serving-change-'));
+  mkdirSync(stackDir(), { recursive: true });
+  cpSync(MODELS_DIR, join(repo, 'models'), { recursive: true });
+  base = writeStack();
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  await createNodes(cluster, clusterShape(base.plan, 'change'));
+  stack = await createTestStack({ cluster, stackName: base.name, config: base.config, secrets: base.secrets, program: () => appServingProgram(join(repo, 'models')) });
+  await stack.up();
+}, 900_000);
+afterAll(async () => {
+  await stack?.destroy().catch(() => undefined);
+  await stack?.remove();
+  await cluster?.stop();
+}, 600_000);
+
+type Action = 'create' | 'update' | 'replace' | 'delete';
+
+/**
+ * What the engine would do, per resource: plain resources by `<type>::<name>`; a chart by its own
+ * name — `create` or `delete` when the chart itself comes or goes, else `objects` when any object it
+ * renders changes (an update in place, or objects re-created under new names).
+ */
+function engineVerdict(steps: readonly ResourceStep[]): Map<string, Action | 'objects'> {
+  const out = new Map<string, Action | 'objects'>();
+  for (const step of steps) {
+    const action: Action | undefined =
+      step.op === 'create' ? 'create' : step.op === 'update' ? 'update' : step.op === 'delete' ? 'delete' : ['replace', 'create-replacement', 'delete-replaced'].includes(step.op) ? 'replace' : undefined;
+    if (!action) continue;
+    const [, , chain = '', name = ''] = step.urn.split('::');
+    const types = chain.split('$');
+    const chartAt = types.indexOf('kubernetes:helm.sh/v4:Chart');
+    if (chartAt >= 0 && chartAt < types.length - 1) {
+      // An object the chart renders: its name is `<chart name>:<namespace>/<object>`.
+      const key = `kubernetes:helm.sh/v4:Chart::${name.slice(0, name.indexOf(':'))}`;
+      if (!out.has(key)) out.set(key, 'objects');
+      continue;
+    }
+    if (!step.type.startsWith('kubernetes:') && !step.type.startsWith('pulumi:')) continue;
+    if (step.type === 'kubernetes:helm.sh/v4:Chart' && action !== 'create' && action !== 'delete') {
+      out.set(`${step.type}::${name}`, 'objects');
+      continue;
+    }
+    out.set(`${step.type}::${name}`, action);
+  }
+  return out;
+}
+
+/** What `diff` says, per resource, in the same terms: a chart that stays changes its objects. */
+function diffVerdict(json: any): Map<string, Action | 'objects'> {
+  const out = new Map<string, Action | 'objects'>();
+  for (const r of [...json.stack.resources, ...json.models.flatMap((m: any) => m.resources)]) {
+    const chart = r.type === 'kubernetes:helm.sh/v4:Chart';
+    out.set(`${r.type}::${r.name}`, chart && (r.action === 'update' || r.action === 'replace') ? 'objects' : r.action);
+  }
+  return out;
+}
+
+/** Applies a change to the working tree and to the engine's config; compares; restores the base. */
+async function compare(change: { stack?: (config: Record<string, unknown>) => void; files?: () => void }): Promise<{ diff: Map<string, string>; engine: Map<string, string>; json: any }> {
+  const changed = writeStack(change.stack);
+  change.files?.();
+  const result = await appServing(['diff', '--base', 'HEAD', '--stack', `apps/app-serving/${STACK}`, '--models-dir', 'models', '--json'], { cwd: repo });
+  expect(result.stderr).toBe('');
+  const json = JSON.parse(result.stdout);
+  await stack.setConfig(changed.config);
+  for (const [key, value] of Object.entries(changed.secrets)) await stack.setSecret(key, value);
+  try {
+    const preview = await stack.preview();
+    return { diff: diffVerdict(json.diff ?? json), engine: engineVerdict(preview.steps), json: json.diff ?? json };
+  } finally {
+    git('checkout', '-q', '--', '.');
+    git('clean', '-qfd');
+    await stack.setConfig(base.config);
+    for (const [key, value] of Object.entries(base.secrets)) await stack.setSecret(key, value);
+  }
+}
+
+const sorted = (m: Map<string, string>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+const modelsOf = (config: Record<string, unknown>) => config['app-serving:models'] as { generative: any[]; embedder: any[] };
+const MS_VALUES = 'models/generative/Qwen3-0.6B-rke2/ms-qwen3-06b-rke2/values.yaml';
+function editValues(file: string, edit: (values: any) => void): void {
+  const path = join(repo, file);
+  const values = parse(readFileSync(path, 'utf8'));
+  edit(values);
+  writeFileSync(path, stringify(values));
+}
+
+describe('app-serving diff agrees with the engine, change by change', () => {
+  it('a values key: the release changes its objects in place', async () => {
+    const { diff, engine } = await compare({ files: () => editValues(MS_VALUES, (v) => v.decode.containers[0].env.push({ name: 'VLLM_TEST_FLAG', value: '1' })) });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect(sorted(diff)).toEqual({ 'kubernetes:helm.sh/v4:Chart::app-serving-qwen3-06b-rke2-model-service-chart': 'objects' });
+  }, 600_000);
+
+  it('an image tag: the same, and diff names the image', async () => {
+    const { diff, engine, json } = await compare({ files: () => editValues(MS_VALUES, (v) => (v.decode.containers[0].image = v.decode.containers[0].image.replace(/:[^:]+$/, ':v0.4.1'))) });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect(json.models[0].images.changed[0]).toMatchObject({ new: expect.stringMatching(/:v0\.4\.1$/) });
+  }, 600_000);
+
+  it('a new model: every resource of it is created, nothing else changes', async () => {
+    const { diff, engine } = await compare({
+      stack: (c) => modelsOf(c).generative.push({ name: 'Sim', enabled: true, nodeSelector: { workload: 'cpu' } }),
+    });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect(new Set(diff.values())).toEqual(new Set(['create']));
+  }, 600_000);
+
+  it('a removed model: every resource of it is deleted', async () => {
+    const { diff, engine } = await compare({ stack: (c) => (modelsOf(c).embedder = []) });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect(new Set(diff.values())).toEqual(new Set(['delete']));
+  }, 600_000);
+
+  it('a renamed namespace: the model is re-created in the new one', async () => {
+    const { diff, engine } = await compare({ stack: (c) => (modelsOf(c).generative[0].nameSpace = 'llm-d-qwen-renamed') });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect(diff.get('kubernetes:core/v1:Namespace::app-serving-qwen3-06b-rke2-namespace-namespace')).toBe('replace');
+  }, 600_000);
+
+  it("the pull Job's template (new weights): the Job is replaced", async () => {
+    const { diff, engine } = await compare({ stack: (c) => (modelsOf(c).generative[0].modelSource.harborRef = 'harbor.example.com/ai-models/qwen3-0.6b:2025-06') });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:batch/v1:Job')).map(([, v]) => v)).toEqual(['replace']);
+  }, 600_000);
+
+  it('a secret (the Harbor token): each pull Secret is replaced, never shown', async () => {
+    const { diff, engine, json } = await compare({ stack: (c) => (c['app-serving:harborToken'] = { secure: 'v1:cm90YXRlZA==:cm90YXRlZCBjaXBoZXJ0ZXh0' }) });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:core/v1:Secret')).map(([, v]) => v)).toEqual(['replace', 'replace']);
+    expect(json.stack.secrets).toEqual([{ key: 'harborToken', change: 'changed' }]);
+  }, 600_000);
+});
