@@ -27,6 +27,10 @@ export interface HostileOptions {
   readonly killAfterMs?: number;
   /** Close stdout after the first bytes arrive (a reader like `head -1` that goes away). */
   readonly closeStdoutEarly?: boolean;
+  /** Run under `ulimit -f <blocks>` (512-byte blocks): writing a larger file fails with EFBIG, as on a full disk. */
+  readonly fileSizeLimitBlocks?: number;
+  /** Send this signal once stderr has printed text matching `when` (a run interrupted part-way). */
+  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly when: RegExp };
 }
 
 let gcPreload: string | undefined;
@@ -45,7 +49,10 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
   const node = options.gcStress ? ['--expose-gc', '--import', preload()] : [];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...node, BIN, ...args], {
+    const argv = [...node, BIN, ...args];
+    const [command, commandArgs] =
+      options.fileSizeLimitBlocks === undefined ? [process.execPath, argv] : ['/bin/sh', ['-c', `ulimit -f ${options.fileSizeLimitBlocks} && exec "$0" "$@"`, process.execPath, ...argv]];
+    const child = spawn(command, commandArgs, {
       cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,7 +74,14 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
       stdout += d;
       if (options.closeStdoutEarly) child.stdout.destroy();
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    let interrupted = false;
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      if (options.interrupt && !interrupted && options.interrupt.when.test(stderr)) {
+        interrupted = true;
+        child.kill(options.interrupt.signal);
+      }
+    });
     child.on('error', reject);
     child.on('exit', () => sample());
     child.on('close', (code, signal) => {
