@@ -6,6 +6,7 @@ import { displayPath } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { checkWritableDir } from '../paths.ts';
+import { checkTempDir } from '../temp.ts';
 import type { Output } from '../output.ts';
 import { printWarnings } from './validate.ts';
 
@@ -30,6 +31,8 @@ interface Resource {
  */
 export default async function render({ options, output }: { options: RenderOptions; output: Output }): Promise<number> {
   if (options.out !== undefined) checkWritableDir('--out', options.out);
+  // Pulumi's runtime resolves the temporary folder when it loads: a missing one is the user's to fix.
+  checkTempDir();
   const { plan } = loadAndPlan(options);
   // Pulumi is loaded only here: validate and plan never pay for it.
   const renderStack = await loadRenderer();

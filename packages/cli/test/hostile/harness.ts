@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
@@ -29,8 +29,8 @@ export interface HostileOptions {
   readonly closeStdoutEarly?: boolean;
   /** Run under `ulimit -f <blocks>` (512-byte blocks): writing a larger file fails with EFBIG, as on a full disk. */
   readonly fileSizeLimitBlocks?: number;
-  /** Send this signal once stderr has printed text matching `when` (a run interrupted part-way). */
-  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly when: RegExp };
+  /** Send this signal once stderr has printed text matching `when`, or once the file `whenFile` exists (a run interrupted part-way). */
+  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly when?: RegExp; readonly whenFile?: string };
 }
 
 let gcPreload: string | undefined;
@@ -66,7 +66,14 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
         // gone, or no /proc
       }
     };
-    const sampler = setInterval(sample, 50);
+    let interrupted = false;
+    const sampler = setInterval(() => {
+      sample();
+      if (options.interrupt?.whenFile && !interrupted && existsSync(options.interrupt.whenFile)) {
+        interrupted = true;
+        child.kill(options.interrupt.signal);
+      }
+    }, 50);
     const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000);
     let stdout = '';
     let stderr = '';
@@ -74,10 +81,9 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
       stdout += d;
       if (options.closeStdoutEarly) child.stdout.destroy();
     });
-    let interrupted = false;
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;
-      if (options.interrupt && !interrupted && options.interrupt.when.test(stderr)) {
+      if (options.interrupt?.when && !interrupted && options.interrupt.when.test(stderr)) {
         interrupted = true;
         child.kill(options.interrupt.signal);
       }
