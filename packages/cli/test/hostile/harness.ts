@@ -99,9 +99,10 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
 }
 
 // Raw control characters a hostile server, file or folder name could bring into a terminal:
-// every C0 control but \n and \t, DEL, and C1 controls.
+// every C0 control but \n and \t, DEL, C1 controls, and the invisible characters that change what
+// a line appears to say (bidirectional controls, zero-width characters).
 // eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+export const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 export interface Expectations {
   /** Exit codes allowed. @default [0, 1, 2] */
