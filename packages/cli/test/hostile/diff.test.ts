@@ -15,7 +15,7 @@ import { expectSafe, runCli, tempDir, type OnFinished } from './harness.ts';
 const GIT = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
 
 function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync(GIT, ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', ...args], {
+  const result = spawnSync(GIT, ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main', '-c', 'protocol.file.allow=always', '-c', 'gc.auto=0', '-c', 'maintenance.auto=false', ...args], {
     cwd,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
