@@ -143,8 +143,7 @@ class CatFile {
         continue;
       }
       // Content is only requested for objects whose size was checked first.
-      this.#content = { info, buffer: Buffer.alloc(info.size + 1), filled: 0 };
-      this.#content.buffer = this.#content.buffer.subarray(0, info.size);
+      this.#content = { info, buffer: Buffer.alloc(info.size), filled: 0 };
     }
   }
 }
@@ -165,7 +164,7 @@ interface TreeEntry {
 /** What a path names at the commit. */
 export type Found =
   | { readonly kind: 'tree'; readonly path: string; readonly entries: ReadonlyMap<string, TreeEntry>; readonly at: Location }
-  | { readonly kind: 'blob'; readonly path: string; readonly size: number; readonly oid: string; readonly repository: Repository }
+  | { readonly kind: 'blob'; readonly path: string; readonly oid: string; readonly repository: Repository }
   | { readonly kind: 'missing'; readonly path: string }
   | { readonly kind: 'problem'; readonly path: string; readonly message: string };
 
@@ -263,13 +262,6 @@ export class GitTree {
     return this.#read(found.repository, found.oid, 'blob', limit, found.path);
   }
 
-  /** The entries of a tree found by {@link resolve}, each resolved (links followed). */
-  async list(found: Extract<Found, { kind: 'tree' }>): Promise<Map<string, Found>> {
-    const out = new Map<string, Found>();
-    for (const name of found.entries.keys()) out.set(name, await this.resolve(found.path ? `${found.path}/${name}` : name));
-    return out;
-  }
-
   /** What `path` (relative to the repository's top, `/`-separated) names at the commit. */
   async resolve(path: string): Promise<Found> {
     if (!this.#root) {
@@ -328,7 +320,7 @@ export class GitTree {
       }
       // A file: the path must end here.
       if (rest.some((r) => r !== '' && r !== '.')) return { kind: 'missing', path };
-      return { kind: 'blob', path: at, size: -1, oid: entry.oid, repository: here.repository };
+      return { kind: 'blob', path: at, oid: entry.oid, repository: here.repository };
     }
     const here = location.at(-1)!;
     return { kind: 'tree', path: shown(), entries: await this.#tree(here.repository, here.tree, shown()), at: location };
