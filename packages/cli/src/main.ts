@@ -53,6 +53,7 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     const options = { ...program.opts(), ...commandOptions } as Record<string, unknown> & GlobalOptions;
     output = createOutput({ env, color: options.color !== false });
     try {
+      workingDirectory();
       const module = (await COMMANDS[name]!()) as { default: Action };
       exitCode = await module.default({ options, operands, output });
     } catch (error) {
@@ -66,6 +67,15 @@ export async function run(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     return report(error, output, {});
   }
   return exitCode;
+}
+
+/** The working directory, checked: a folder deleted under the shell is the user's to fix (exit 2), not a bug. */
+function workingDirectory(): string {
+  try {
+    return process.cwd();
+  } catch (error) {
+    throw new UsageError(`the working directory no longer exists (${(error as NodeJS.ErrnoException).code ?? 'error'}): cd to an existing folder and run the command again`);
+  }
 }
 
 /** Turns an error into its exit code and message: expected failures, usage errors, bugs. */

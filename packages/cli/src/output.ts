@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { escapeControlChars, redactUrlCredentials } from '@app-serving/core';
+import { escapeControlChars, INVISIBLE_FORMAT_CHARS, redactUrlCredentials } from '@app-serving/core';
 
 /** Colours that are on only on a TTY, never with NO_COLOR or --no-color. */
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -44,12 +44,15 @@ export function safeText(text: string, colour: boolean): string {
 
 /**
  * JSON text fit for a terminal and for machines: credentials in URLs redacted, and the control
- * characters JSON.stringify leaves raw (DEL, C1, U+2028/9) written as `\u` escapes, which parse
- * back to the very same strings.
+ * characters JSON.stringify leaves raw (DEL, C1, U+2028/9, bidirectional and zero-width
+ * characters) written as `\u` escapes, which parse back to the very same strings.
  */
 export function safeJson(text: string): string {
-  return redactUrlCredentials(text).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return redactUrlCredentials(text).replace(JSON_ESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** What JSON.stringify leaves raw and a terminal would act on: DEL, C1, U+2028/9, bidirectional and zero-width characters. */
+const JSON_ESCAPED = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029]|${INVISIBLE_FORMAT_CHARS.source}`, 'g');
 
 /**
  * The output of one run: colour only on a TTY, never when NO_COLOR is set or --no-color given.
@@ -76,18 +79,28 @@ export function createOutput(options: OutputOptions = {}): Output {
 /** The exit code after the reader of stdout closed it: 128 + SIGPIPE, as a shell reports git's. */
 export const EXIT_CLOSED_PIPE = 141;
 
+/** The exit code when stdout cannot be written (a full disk, `> /dev/full`): as for a report file that cannot be written. */
+export const EXIT_OUTPUT_UNWRITABLE = 2;
+
 /**
  * When the reader of stdout goes away (`app-serving plan | head`, quitting `less`), stop at once
- * and quietly, as git and kubectl do: exit 141 (128 + SIGPIPE), no stack trace. A closed stderr
- * is ignored. Called once by the `app-serving` binary.
+ * and quietly, as git and kubectl do: exit 141 (128 + SIGPIPE), no stack trace. Any other error
+ * writing stdout (`ENOSPC` on a full disk, `> /dev/full`) is one line on stderr and exit 2, never
+ * a stack trace. An error writing stderr is ignored (there is nowhere left to say it). Called once
+ * by the `app-serving` binary.
  */
 export function exitQuietlyOnClosedPipe(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr, exit: (code: number) => void = process.exit): void {
+  let failed = false;
   stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return exit(EXIT_CLOSED_PIPE);
-    throw error;
+    if (failed) return;
+    failed = true;
+    try {
+      stderr.write(`error: cannot write the output (${error.code ?? 'error'}${error.code === 'ENOSPC' ? ': no space left on the device' : ''})\n`);
+    } catch {
+      // stderr is gone too
+    }
+    exit(EXIT_OUTPUT_UNWRITABLE);
   });
-  stderr.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
-    throw error;
-  });
+  stderr.on('error', () => undefined);
 }

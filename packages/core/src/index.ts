@@ -165,8 +165,8 @@ export { displayPath } from './paths.ts';
 export { imageReferenceProblem, mirrorTargetProblem, MAX_IMAGE_NAME_LENGTH } from './oci-reference.ts';
 export { shellQuote, shellCommand } from './shell.ts';
 export { redactUrlCredentials, hasUrlCredentials } from './redact.ts';
-export { escapeControlChars } from './terminal.ts';
-export { readTextFile, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export { escapeControlChars, INVISIBLE_FORMAT_CHARS } from './terminal.ts';
+export { readTextFile, decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
 export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions

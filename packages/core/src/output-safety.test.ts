@@ -126,5 +126,7 @@ describe('escapeControlChars', () => {
   it('shows control characters as escapes, keeps newlines, tabs and text', () => {
     expect(escapeControlChars('a\u001b[2Jb\rc\u0007d\n\te\u009bf\u2028')).toBe('a\\x1b[2Jb\\rc\\x07d\n\te\\x9bf\\u2028');
     expect(escapeControlChars('héllo ✓')).toBe('héllo ✓');
+    // Bidirectional and zero-width characters: what a line appears to say is what it says.
+    expect(escapeControlChars('exe.\u202etxt \u2066x\u2069 a\u200bb\ufeff\u061c')).toBe('exe.\\u202etxt \\u2066x\\u2069 a\\u200bb\\ufeff\\u061c');
   });
 });

@@ -5,7 +5,7 @@ import { isStackError } from './errors.ts';
 import { loadStackFile } from './config/load.ts';
 import { readValuesFile } from './discovery.ts';
 import { IssueList } from './errors.ts';
-import { MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
+import { decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
 
 
 describe('huge and binary files are refused before they are parsed', () => {
@@ -45,5 +45,23 @@ describe('huge and binary files are refused before they are parsed', () => {
     const dir = tempRepo({ 'a.yaml': 'a: 1\n' });
     expect(readTextFile(join(dir, 'a.yaml'), 10)).toEqual({ text: 'a: 1\n' });
     expect(readTextFile(join(dir, 'a.yaml'), 4)).toEqual({ problem: expect.stringMatching(/larger than/) });
+  });
+});
+
+describe('text as YAML reads it (decodeText)', () => {
+  const text = 'config:\n  a: "é ✓"\n';
+  it('UTF-16 with its byte order mark, a UTF-8 byte order mark, lone CRs as line feeds', () => {
+    expect(decodeText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]))).toEqual({ text });
+    expect(decodeText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]))).toEqual({ text });
+    expect(decodeText(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]))).toEqual({ text });
+    expect(decodeText(Buffer.from(text.replace(/\n/g, '\r')))).toEqual({ text });
+    // CR LF stays as it is (the YAML parser reads it).
+    expect(decodeText(Buffer.from(text.replace(/\n/g, '\r\n')))).toEqual({ text: text.replace(/\n/g, '\r\n') });
+  });
+
+  it('UTF-32, NUL bytes without a byte order mark, and NUL inside UTF-16: refused', () => {
+    expect(decodeText(Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0]))).toEqual({ problem: 'is UTF-32 text: save it as UTF-8' });
+    expect(decodeText(Buffer.from([0x61, 0, 0x62]))).toEqual({ problem: 'is a binary file, not YAML text' });
+    expect(decodeText(Buffer.from([0xff, 0xfe, 0x61, 0, 0, 0]))).toEqual({ problem: 'is a binary file, not YAML text' });
   });
 });

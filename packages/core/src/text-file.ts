@@ -25,12 +25,32 @@ export function readTextFile(file: string, limit: number): { text: string } | { 
       if (length > limit) return { problem: tooLarge(length, limit) };
       if (length === buffer.length) break;
     }
-    const bytes = buffer.subarray(0, length);
-    if (bytes.includes(0)) return { problem: 'is a binary file, not YAML text' };
-    return { text: bytes.toString('utf8') };
+    return decodeText(buffer.subarray(0, length));
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The text of a file's bytes, as YAML reads them (YAML 1.2 §5.2): UTF-8, or UTF-16 with its byte
+ * order mark (an editor's "Unicode" on Windows); a UTF-8 byte order mark is dropped. Line breaks
+ * are CR, LF or CR LF: a lone CR (classic Mac line endings) is read as a line feed, as the YAML
+ * spec reads it. A file with NUL bytes otherwise is binary.
+ */
+export function decodeText(bytes: Buffer): { text: string } | { problem: string } {
+  let text: string;
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe && bytes[2] === 0 && bytes[3] === 0) || (bytes[0] === 0 && bytes[1] === 0 && bytes[2] === 0xfe && bytes[3] === 0xff)) {
+    return { problem: 'is UTF-32 text: save it as UTF-8' };
+  }
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) text = new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  else if (bytes[0] === 0xfe && bytes[1] === 0xff) text = new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  else {
+    if (bytes.includes(0)) return { problem: 'is a binary file, not YAML text' };
+    text = bytes.toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  }
+  if (text.includes('\0')) return { problem: 'is a binary file, not YAML text' };
+  return { text: text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text };
 }
 
 function tooLarge(size: number, limit: number): string {

@@ -1,6 +1,13 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import type { KubeConfig, V1Pod, V1Service, V1Job, V1Status } from '@kubernetes/client-node';
+import { ApiError, KubeApi } from './api.ts';
+import { clip } from './bounded.ts';
+
+/** Most output of an exec kept (the pulled check runs `test -f`, which prints nothing). */
+const MAX_EXEC_OUTPUT = 64 * 1024;
+/** Items per page of a list call. */
+const LIST_PAGE = 500;
 
 /**
  * What the checks need from the Kubernetes API, and nothing more: the smallest surface that a
@@ -14,6 +21,8 @@ export interface Cluster {
   readonly source: string;
   /** True when running inside the cluster (a verify Job): Service DNS names resolve. */
   readonly inCluster: boolean;
+  /** The kubeconfig's secrets (tokens, passwords, keys): redacted from every result, also when the API server echoes them. */
+  readonly secrets?: readonly string[];
   /** `list pods` with an equality label selector. */
   listPods(namespace: string, selector: Readonly<Record<string, string>>, signal: AbortSignal): Promise<PodSummary[]>;
   /** `get services`; null when it does not exist. */
@@ -123,18 +132,24 @@ export function kubeErrorOf(error: unknown, verb: string, resource: string, name
     const what = reason?.name === 'TimeoutError' ? 'timed out' : (reason?.message ?? 'was cancelled');
     return new KubeError(`${verb} ${where}: the API call ${what}`, null, verb, resource, namespace);
   }
-  const code = typeof (error as { code?: unknown })?.code === 'number' ? (error as { code: number }).code : null;
-  if (code !== null) {
-    const detail = statusMessage((error as { body?: unknown }).body);
-    if (code === 403) {
-      return new KubeError(`forbidden: cannot ${verb} ${where} (RBAC: grant "${verb}" on "${resource}")${detail ? `: ${detail}` : ''}`, 403, verb, resource, namespace);
-    }
-    if (code === 401) return new KubeError(`unauthorized: the API server rejected the kubeconfig's credentials (expired token?)`, 401, verb, resource, namespace);
-    return new KubeError(`${verb} ${where}: HTTP ${code}${detail ? `: ${detail}` : ''}`, code, verb, resource, namespace);
+  if (error instanceof ApiError) {
+    if (error.kind !== 'http' || error.status === null) return new KubeError(`${verb} ${where}: ${error.message}`, null, verb, resource, namespace);
+    return httpKubeError(error.status, error.detail, verb, resource, namespace);
   }
+  const code = typeof (error as { code?: unknown })?.code === 'number' ? (error as { code: number }).code : null;
+  if (code !== null) return httpKubeError(code, statusMessage((error as { body?: unknown }).body), verb, resource, namespace);
   const message = error instanceof Error ? error.message : String(error);
   const errno = (error as { code?: unknown; cause?: { code?: unknown } })?.code ?? (error as { cause?: { code?: unknown } })?.cause?.code;
-  return new KubeError(`${verb} ${where}: cannot reach the API server (${typeof errno === 'string' ? errno : message})`, null, verb, resource, namespace);
+  return new KubeError(`${verb} ${where}: cannot reach the API server (${clip(typeof errno === 'string' ? errno : message.split('\n')[0]!, 200)})`, null, verb, resource, namespace);
+}
+
+function httpKubeError(code: number, detail: string | null, verb: string, resource: string, namespace: string): KubeError {
+  const where = namespace ? `${resource} in namespace ${namespace}` : resource;
+  if (code === 403) {
+    return new KubeError(`forbidden: cannot ${verb} ${where} (RBAC: grant "${verb}" on "${resource}")${detail ? `: ${detail}` : ''}`, 403, verb, resource, namespace);
+  }
+  if (code === 401) return new KubeError(`unauthorized: the API server rejected the kubeconfig's credentials (expired token?)`, 401, verb, resource, namespace);
+  return new KubeError(`${verb} ${where}: HTTP ${code}${detail ? `: ${detail}` : ''}`, code, verb, resource, namespace);
 }
 
 function statusMessage(body: unknown): string | null {
@@ -146,7 +161,7 @@ function statusMessage(body: unknown): string | null {
       return body.slice(0, 200) || null;
     }
   }
-  return value && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string' ? (value as { message: string }).message : null;
+  return value && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string' ? clip((value as { message: string }).message, 300) : null;
 }
 
 /** The HTTP status of a WebSocket upgrade the API server refused (`Unexpected server response: 403`). */
@@ -177,82 +192,104 @@ export function labelSelector(selector: Readonly<Record<string, string>>): strin
     .join(',');
 }
 
+/** A list, or nothing: the API server's answers are read as they come, whatever their shape. */
+function list(value: unknown): Record<string, any>[] {
+  return Array.isArray(value) ? value.filter((v): v is Record<string, any> => typeof v === 'object' && v !== null) : [];
+}
+
+function object(value: unknown): Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, any>) : {};
+}
+
+function text(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? clip(value, 300) : fallback;
+}
+
+function labels(value: unknown): Record<string, string> {
+  return Object.fromEntries(Object.entries(object(value)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
 export function podSummary(pod: V1Pod): PodSummary {
-  const conditions = pod.status?.conditions ?? [];
-  const ready = !pod.metadata?.deletionTimestamp && conditions.some((c) => c.type === 'Ready' && c.status === 'True');
+  const p = object(pod);
+  const metadata = object(p.metadata);
+  const status = object(p.status);
+  const conditions = list(status.conditions);
+  const ready = !metadata.deletionTimestamp && conditions.some((c) => c.type === 'Ready' && c.status === 'True');
   return {
-    name: pod.metadata?.name ?? '',
-    labels: pod.metadata?.labels ?? {},
-    phase: pod.status?.phase ?? 'Unknown',
+    name: text(metadata.name),
+    labels: labels(metadata.labels),
+    phase: text(status.phase, 'Unknown'),
     ready,
-    containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name, ports: (c.ports ?? []).map((p) => ({ name: p.name ?? null, containerPort: p.containerPort })) })),
-    problem: ready ? null : podProblem(pod),
+    containers: list(object(p.spec).containers).map((c) => ({
+      name: text(c.name),
+      ports: list(c.ports)
+        .filter((port) => typeof port.containerPort === 'number')
+        .map((port) => ({ name: typeof port.name === 'string' ? port.name : null, containerPort: port.containerPort as number })),
+    })),
+    problem: ready ? null : podProblem(p),
   };
 }
 
-function podProblem(pod: V1Pod): string {
-  if (pod.metadata?.deletionTimestamp) return 'Terminating';
-  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-  if (scheduled?.status === 'False') return `${scheduled.reason ?? 'Unschedulable'}: ${short(scheduled.message ?? '')}`.replace(/: $/, '');
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+function podProblem(pod: Record<string, any>): string {
+  const metadata = object(pod.metadata);
+  const status = object(pod.status);
+  if (metadata.deletionTimestamp) return 'Terminating';
+  const scheduled = list(status.conditions).find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status === 'False') return `${text(scheduled.reason, 'Unschedulable')}: ${short(text(scheduled.message))}`.replace(/: $/, '');
+  const statuses = [...list(status.initContainerStatuses), ...list(status.containerStatuses)];
   for (const s of statuses) {
-    const waiting = s.state?.waiting;
-    if (waiting?.reason && waiting.reason !== 'PodInitializing' && waiting.reason !== 'ContainerCreating') {
-      const last = s.lastState?.terminated;
-      const lastPart = last?.reason ? ` (last exit: ${last.reason}${last.exitCode !== undefined ? ` ${last.exitCode}` : ''})` : '';
-      return `container ${s.name}: ${waiting.reason}${waiting.message ? `: ${short(waiting.message)}` : ''}${lastPart}`;
+    const state = object(s.state);
+    const waiting = object(state.waiting);
+    const name = text(s.name);
+    if (typeof waiting.reason === 'string' && waiting.reason !== 'PodInitializing' && waiting.reason !== 'ContainerCreating') {
+      const last = object(object(s.lastState).terminated);
+      const lastPart = typeof last.reason === 'string' ? ` (last exit: ${text(last.reason)}${typeof last.exitCode === 'number' ? ` ${last.exitCode}` : ''})` : '';
+      return `container ${name}: ${text(waiting.reason)}${typeof waiting.message === 'string' && waiting.message ? `: ${short(waiting.message)}` : ''}${lastPart}`;
     }
-    const terminated = s.state?.terminated;
-    if (terminated && terminated.exitCode !== 0) return `container ${s.name}: terminated ${terminated.reason ?? ''} (exit ${terminated.exitCode})`.replace('  ', ' ');
+    const terminated = state.terminated ? object(state.terminated) : null;
+    if (terminated && terminated.exitCode !== 0) return `container ${name}: terminated ${text(terminated.reason)} (exit ${typeof terminated.exitCode === 'number' ? terminated.exitCode : '?'})`.replace('  ', ' ');
   }
-  const notReady = statuses.find((s) => !s.ready && s.state?.running);
-  if (notReady) return `container ${notReady.name} running but not ready (readiness probe failing: model still loading?)`;
-  const waiting = statuses.find((s) => s.state?.waiting);
-  if (waiting) return `container ${waiting.name}: ${waiting.state!.waiting!.reason ?? 'waiting'}`;
-  return pod.status?.phase ?? 'not Ready';
+  const notReady = statuses.find((s) => !s.ready && object(s.state).running);
+  if (notReady) return `container ${text(notReady.name)} running but not ready (readiness probe failing: model still loading?)`;
+  const waiting = statuses.find((s) => object(s.state).waiting);
+  if (waiting) return `container ${text(waiting.name)}: ${text(object(object(waiting.state).waiting).reason, 'waiting')}`;
+  return text(status.phase, 'not Ready');
 }
 
-function short(text: string, length = 140): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+function short(value: string, length = 140): string {
+  const line = value.replace(/\s+/g, ' ').trim();
   return line.length > length ? `${line.slice(0, length - 1)}…` : line;
 }
 
 export function serviceSummary(service: V1Service): ServiceSummary {
+  const s = object(service);
+  const metadata = object(s.metadata);
+  const spec = object(s.spec);
+  const selector = labels(spec.selector);
   return {
-    name: service.metadata?.name ?? '',
-    namespace: service.metadata?.namespace ?? '',
-    selector: service.spec?.selector && Object.keys(service.spec.selector).length ? service.spec.selector : null,
-    ports: (service.spec?.ports ?? []).map((p) => ({ name: p.name ?? null, port: p.port, targetPort: p.targetPort ?? p.port })),
+    name: text(metadata.name),
+    namespace: text(metadata.namespace),
+    selector: Object.keys(selector).length ? selector : null,
+    ports: list(spec.ports)
+      .filter((p) => typeof p.port === 'number')
+      .map((p) => ({ name: typeof p.name === 'string' ? p.name : null, port: p.port as number, targetPort: typeof p.targetPort === 'number' || typeof p.targetPort === 'string' ? (p.targetPort as number | string) : (p.port as number) })),
   };
 }
 
 export function jobSummary(job: V1Job): JobSummary {
-  const conditions = job.status?.conditions ?? [];
+  const j = object(job);
+  const status = object(j.status);
+  const conditions = list(status.conditions);
   const failed = conditions.find((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True');
-  const succeeded = job.status?.succeeded ?? 0;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const succeeded = count(status.succeeded);
   return {
-    name: job.metadata?.name ?? '',
-    active: job.status?.active ?? 0,
+    name: text(object(j.metadata).name),
+    active: count(status.active),
     succeeded,
-    failed: job.status?.failed ?? 0,
+    failed: count(status.failed),
     complete: succeeded > 0 || conditions.some((c) => (c.type === 'Complete' || c.type === 'SuccessCriteriaMet') && c.status === 'True'),
-    failedCondition: failed ? { reason: failed.reason ?? 'Failed', message: failed.message ?? '' } : null,
-  };
-}
-
-/** Per-call AbortSignal: client-node 1.x takes it through a request middleware. */
-export function signalOptions(k8s: typeof import('@kubernetes/client-node'), signal: AbortSignal) {
-  return {
-    middleware: [
-      {
-        pre: (context: import('@kubernetes/client-node').RequestContext) => {
-          context.setSignal(signal);
-          return new k8s.Observable(Promise.resolve(context));
-        },
-        post: (context: import('@kubernetes/client-node').ResponseContext) => new k8s.Observable(Promise.resolve(context)),
-      },
-    ],
-    middlewareMergeStrategy: 'append' as const,
+    failedCondition: failed ? { reason: text(failed.reason, 'Failed'), message: text(failed.message) } : null,
   };
 }
 
@@ -260,22 +297,27 @@ export function signalOptions(k8s: typeof import('@kubernetes/client-node'), sig
  * A {@link Cluster} over `@kubernetes/client-node` (imported on first use, so `--base-url` runs
  * never load it). `source` and `inCluster` describe where `kubeConfig` came from.
  */
-export async function createCluster(kubeConfig: KubeConfig, meta: { source?: string; inCluster?: boolean } = {}): Promise<Cluster> {
+export async function createCluster(kubeConfig: KubeConfig, meta: { source?: string; inCluster?: boolean; secrets?: readonly string[] } = {}): Promise<Cluster> {
   const k8s = await import('@kubernetes/client-node');
-  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
-  const batch = kubeConfig.makeApiClient(k8s.BatchV1Api);
-  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
+  const api = new KubeApi(kubeConfig, meta.secrets ?? []);
   const exec = new k8s.Exec(kubeConfig);
   const portForward = new k8s.PortForward(kubeConfig);
   const tunnels = new Set<Tunnel>();
+  const ns = (namespace: string) => `/namespaces/${encodeURIComponent(namespace)}`;
 
-  const withSignal = (signal: AbortSignal) => signalOptions(k8s, signal);
   const orNull = async <T>(call: () => Promise<T>, verb: string, resource: string, namespace: string, signal: AbortSignal): Promise<T | null> => {
     try {
       return await call();
     } catch (error) {
-      if ((error as { code?: unknown })?.code === 404 && !signal.aborted) return null;
+      if (error instanceof ApiError && error.status === 404 && !signal.aborted) return null;
       throw kubeErrorOf(error, verb, resource, namespace, signal);
+    }
+  };
+  const listOf = async <T>(path: string, selector: Readonly<Record<string, string>>, resource: string, namespace: string, signal: AbortSignal, summarise: (item: any) => T): Promise<T[]> => {
+    try {
+      return await api.list({ path, query: { labelSelector: labelSelector(selector) }, signal }, LIST_PAGE, summarise);
+    } catch (error) {
+      throw kubeErrorOf(error, 'list', resource, namespace, signal);
     }
   };
 
@@ -283,44 +325,32 @@ export async function createCluster(kubeConfig: KubeConfig, meta: { source?: str
     context: meta.inCluster ? null : kubeConfig.getCurrentContext() || null,
     source: meta.source ?? 'kubeconfig',
     inCluster: meta.inCluster ?? false,
+    secrets: meta.secrets ?? [],
 
     async listPods(namespace, selector, signal) {
-      try {
-        const list = await core.listNamespacedPod({ namespace, labelSelector: labelSelector(selector) }, withSignal(signal));
-        return list.items.map(podSummary).sort((a, b) => a.name.localeCompare(b.name));
-      } catch (error) {
-        throw kubeErrorOf(error, 'list', 'pods', namespace, signal);
-      }
+      const pods = await listOf(`/api/v1${ns(namespace)}/pods`, selector, 'pods', namespace, signal, podSummary);
+      return pods.sort((a, b) => a.name.localeCompare(b.name));
     },
 
     async readService(namespace, name, signal) {
-      const service = await orNull(() => core.readNamespacedService({ namespace, name }, withSignal(signal)), 'get', 'services', namespace, signal);
-      return service ? serviceSummary(service) : null;
+      const service = await orNull(() => api.request({ path: `/api/v1${ns(namespace)}/services/${encodeURIComponent(name)}`, signal }), 'get', 'services', namespace, signal);
+      return service ? serviceSummary(service as V1Service) : null;
     },
 
     async listServices(namespace, selector, signal) {
-      try {
-        const list = await core.listNamespacedService({ namespace, labelSelector: labelSelector(selector) }, withSignal(signal));
-        return list.items.map(serviceSummary).sort((a, b) => a.name.localeCompare(b.name));
-      } catch (error) {
-        throw kubeErrorOf(error, 'list', 'services', namespace, signal);
-      }
+      const services = await listOf(`/api/v1${ns(namespace)}/services`, selector, 'services', namespace, signal, serviceSummary);
+      return services.sort((a, b) => a.name.localeCompare(b.name));
     },
 
     async readJob(namespace, name, signal) {
-      const job = await orNull(() => batch.readNamespacedJob({ namespace, name }, withSignal(signal)), 'get', 'jobs', namespace, signal);
-      return job ? jobSummary(job) : null;
+      const job = await orNull(() => api.request({ path: `/apis/batch/v1${ns(namespace)}/jobs/${encodeURIComponent(name)}`, signal }), 'get', 'jobs', namespace, signal);
+      return job ? jobSummary(job as V1Job) : null;
     },
 
     async readCustomObject(ref, signal) {
       const resource = `${ref.plural}.${ref.group}`;
-      const object: unknown = await orNull(
-        () => custom.getNamespacedCustomObject({ group: ref.group, version: ref.version, namespace: ref.namespace, plural: ref.plural, name: ref.name }, withSignal(signal)),
-        'get',
-        resource,
-        ref.namespace,
-        signal,
-      );
+      const path = `/apis/${encodeURIComponent(ref.group)}/${encodeURIComponent(ref.version)}${ns(ref.namespace)}/${encodeURIComponent(ref.plural)}/${encodeURIComponent(ref.name)}`;
+      const object: unknown = await orNull(() => api.request({ path, signal }), 'get', resource, ref.namespace, signal);
       return object && typeof object === 'object' ? (object as Record<string, unknown>) : null;
     },
 
@@ -330,6 +360,7 @@ export async function createCluster(kubeConfig: KubeConfig, meta: { source?: str
       const sink = (append: (text: string) => void) =>
         new Writable({
           write(chunk: Buffer, _encoding, done) {
+            // Bounded: an exec that prints without end keeps only its first bytes.
             append(chunk.toString('utf8'));
             done();
           },
@@ -355,8 +386,8 @@ export async function createCluster(kubeConfig: KubeConfig, meta: { source?: str
             pod,
             container,
             [...command],
-            sink((t) => (stdout += t)),
-            sink((t) => (stderr += t)),
+            sink((t) => (stdout = stdout.length < MAX_EXEC_OUTPUT ? (stdout + t).slice(0, MAX_EXEC_OUTPUT) : stdout)),
+            sink((t) => (stderr = stderr.length < MAX_EXEC_OUTPUT ? (stderr + t).slice(0, MAX_EXEC_OUTPUT) : stderr)),
             null,
             false,
             (status: V1Status) => settle(() => {

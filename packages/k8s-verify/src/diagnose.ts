@@ -1,4 +1,5 @@
 import { KSERVE_POOL_PATHS } from '@app-serving/core';
+import { parseJson } from './bounded.ts';
 import { formatMs } from './clock.ts';
 import { snippet, type RequestError } from './http.ts';
 import type { Failure } from './types.ts';
@@ -76,7 +77,7 @@ function describeRequestError(error: RequestError, timeoutMs: number): string {
 /** The `error.message` of an OpenAI-style error body, or the raw text. */
 export function errorMessageOf(body: string): string {
   try {
-    const parsed: unknown = JSON.parse(body);
+    const parsed: unknown = parseJson(body);
     if (parsed && typeof parsed === 'object') {
       const error = (parsed as { error?: unknown; message?: unknown }).error ?? parsed;
       if (typeof error === 'string') return error;

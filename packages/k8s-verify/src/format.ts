@@ -162,13 +162,17 @@ export function formatJunit(result: VerifyResult): string {
 
 /** Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry. */
 export function xml(text: string): string {
-  return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    text
+      .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+      // Bidirectional and zero-width characters as character references: none raw in the file.
+      .replace(/[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g, (c) => `&#x${c.charCodeAt(0).toString(16)};`)
+  );
 }
 
 /** One plain line per notable event, for a non-TTY progress log (CI); null for events not worth a line. */

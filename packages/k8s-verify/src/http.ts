@@ -175,6 +175,8 @@ export class SseParser {
   #buffer = '';
   #data: string[] = [];
   #dataBytes = 0;
+  /** The last chunk ended in "\r": a "\n" starting the next one belongs to that line end ("\r\n" split across chunks). */
+  #skipLf = false;
   readonly #maxLine: number;
 
   /** @param maxLine most bytes of one line and of one event's data; more throws a `too-large` RequestError. */
@@ -183,15 +185,20 @@ export class SseParser {
   }
 
   feed(text: string): string[] {
+    if (this.#skipLf && text !== '') {
+      if (text.startsWith('\n')) text = text.slice(1);
+      this.#skipLf = false;
+    }
     this.#buffer += text;
     const events: string[] = [];
     for (;;) {
       const match = /\r\n|\r|\n/.exec(this.#buffer);
       if (!match) break;
-      // A lone trailing "\r" may be the first half of "\r\n": wait for more.
-      if (match[0] === '\r' && match.index === this.#buffer.length - 1) break;
       const line = this.#buffer.slice(0, match.index);
       this.#buffer = this.#buffer.slice(match.index + match[0].length);
+      // A line ended by a lone "\r" at the end of the chunk: it ends now (CR-only streams end every
+      // line so), and a "\n" that opens the next chunk is the rest of a "\r\n".
+      if (match[0] === '\r' && this.#buffer === '') this.#skipLf = true;
       if (line === '') {
         if (this.#data.length) events.push(this.#data.join('\n'));
         this.#data = [];

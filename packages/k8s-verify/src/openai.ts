@@ -2,6 +2,8 @@ import type http from 'node:http';
 import { checkSignal, formatMs } from './clock.ts';
 import { bodyFailure, EPP_EMBEDDINGS_REJECTION, errorMessageOf, httpFailure, requestFailure, type RouteContext } from './diagnose.ts';
 import { BodyError, contentType, MAX_BODY_BYTES, MAX_SSE_EVENTS, readText, RequestError, send, snippet, SseParser, toRequestError, tooLarge, type Endpoint } from './http.ts';
+import { parseJson } from './bounded.ts';
+import { headerSecrets, Redactor, urlSecrets } from './redact.ts';
 import { checkResult, timed } from './result.ts';
 import type { CheckName, CheckResult, JsonValue } from './types.ts';
 
@@ -32,6 +34,8 @@ const EMBEDDING_INPUTS = ['app-serving verify: the first input', 'app-serving ve
 interface Call {
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /** Removes the endpoint's own secrets from a server's text, before anything cuts it into a snippet. */
+  readonly clean: (text: string) => string;
   readonly ctx: () => RouteContext;
   readonly target: (method: string, path: string) => string;
 }
@@ -42,9 +46,22 @@ function call(endpoint: Endpoint, options: HttpCheckOptions): Call {
   return {
     timeoutMs,
     signal: checkSignal(timeoutMs, options.signal),
+    clean: cleaner(endpoint),
     ctx: () => ({ ...(options.route ?? { kind: 'direct' }), where, transportProblem: endpoint.transportProblem?.() ?? null }),
     target: (method, path) => `${method} ${path}${endpoint.via ? ` via ${endpoint.via}` : ` at ${where}`}`,
   };
+}
+
+/**
+ * The redaction of what a server sent, by the secrets this endpoint sends it (header values, the
+ * URL's credentials and query): applied as the text arrives, so that a snippet cut from it never
+ * holds half a token.
+ */
+function cleaner(endpoint: Endpoint): (text: string) => string {
+  const secrets = [...headerSecrets(endpoint.headers), ...urlSecrets(endpoint.url)];
+  if (secrets.length === 0) return (text) => text;
+  const redactor = new Redactor(secrets);
+  return (text) => redactor.text(text);
 }
 
 function whereOf(endpoint: Endpoint): string {
@@ -71,9 +88,9 @@ async function exchange(
   let text: string;
   try {
     response = await send(endpoint, { method, path, body, signal: c.signal });
-    text = await readText(response, c.signal);
+    text = c.clean(await readText(response, c.signal));
   } catch (error) {
-    const failure = requestFailure(expected, toRequestError(error, c.signal), c.timeoutMs, c.ctx(), partialOf(error));
+    const failure = requestFailure(expected, toRequestError(error, c.signal), c.timeoutMs, c.ctx(), partialOf(error, c.clean));
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: ${failure.got}`, { target, failure }) };
   }
   if (response.statusCode !== 200) {
@@ -81,22 +98,32 @@ async function exchange(
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: HTTP ${response.statusCode}`, { target, failure }) };
   }
   try {
-    return { ok: true, json: JSON.parse(text), text };
+    return { ok: true, json: parseJson(text), text };
   } catch {
     const failure = bodyFailure(expected, `HTTP 200 with a body that is not JSON (content-type ${contentType(response) || 'none'})`, text, malformedCause(text, contentType(response)));
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: malformed JSON`, { target, failure }) };
   }
 }
 
-function partialOf(error: unknown): string {
-  return error instanceof BodyError && error.partial ? ` after part of the body ("${snippet(error.partial, 80)}")` : '';
+function partialOf(error: unknown, clean: (text: string) => string): string {
+  return error instanceof BodyError && error.partial ? ` after part of the body ("${snippet(clean(error.partial), 80)}")` : '';
 }
 
 function malformedCause(text: string, type: string): string {
+  if (/^\s*[[{]/.test(text) && /nested deeper/.test(safeParseError(text))) return 'the server sent JSON nested hundreds of levels deep: not an OpenAI answer (a broken or hostile server)';
   if (/\b(NaN|-?Infinity)\b/.test(text)) return 'the server wrote NaN or Infinity into its JSON (not valid JSON): the model produced non-finite values';
   if (type === 'text/html' || /^\s*</.test(text)) return 'an HTML page answered instead of the model server: a proxy or ingress error page, or the wrong URL';
   if (!text.trim()) return 'the server sent an empty body';
   return 'the server answered something other than OpenAI-style JSON: a truncated body, or not an OpenAI-compatible server';
+}
+
+function safeParseError(text: string): string {
+  try {
+    parseJson(text);
+    return '';
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -263,6 +290,7 @@ export interface StreamOutcome {
 /** Sends a streamed chat request and reads the SSE stream to `[DONE]`, an error or the signal. */
 export async function streamChat(endpoint: Endpoint, servedModelName: string, maxTokens: number, signal: AbortSignal): Promise<StreamOutcome> {
   const started = performance.now();
+  const clean = cleaner(endpoint);
   const body = { model: servedModelName, messages: [{ role: 'user', content: CHAT_PROMPT }], max_tokens: maxTokens, temperature: 0, stream: true };
   const outcome = {
     status: 0,
@@ -287,7 +315,7 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     outcome.status = response.statusCode ?? 0;
     outcome.contentType = contentType(response);
     if (outcome.status !== 200 || outcome.contentType !== 'text/event-stream') {
-      outcome.body = await readText(response, signal, 64 * 1024);
+      outcome.body = clean(await readText(response, signal, 64 * 1024));
       return { ...outcome, e2eMs: performance.now() - started };
     }
     const parser = new SseParser();
@@ -298,7 +326,8 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
       if (bytes > MAX_BODY_BYTES) throw tooLarge('the stream', MAX_BODY_BYTES);
       // After [DONE], read the (empty) rest so that the connection goes back to the pool (keep-alive).
       if (outcome.done) continue;
-      for (const data of parser.feed(chunk)) {
+      for (const raw of parser.feed(chunk)) {
+        const data = clean(raw);
         if (data.trim() === '[DONE]') {
           outcome.done = true;
           continue read;
@@ -308,9 +337,9 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
         outcome.lastEvent = data.length > 4096 ? data.slice(0, 4096) : data;
         let json: unknown;
         try {
-          json = JSON.parse(data);
+          json = parseJson(data);
         } catch {
-          outcome.malformed = data;
+          outcome.malformed = data.length > 4096 ? data.slice(0, 4096) : data;
           break read;
         }
         if (isObject(json) && json.error !== undefined) {
@@ -335,13 +364,14 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     }
   } catch (error) {
     outcome.error = toRequestError(error, signal);
-    if (error instanceof BodyError) outcome.body = error.partial;
+    if (error instanceof BodyError) outcome.body = clean(error.partial);
   } finally {
     // Stop reading: after a malformed event or an error the rest does not matter. A complete
     // response keeps its socket for the next request.
     if (response && !response.complete) response.destroy();
   }
-  return { ...outcome, e2eMs: performance.now() - started };
+  // A token the server spread over several deltas is whole again in the content.
+  return { ...outcome, content: clean(outcome.content), reasoning: clean(outcome.reasoning), e2eMs: performance.now() - started };
 }
 
 /** The same chat request with `"stream": true` returns a well-formed SSE stream with content, ending in `data: [DONE]`. */
@@ -486,7 +516,7 @@ export function checkGatewayRejectsEmbeddings(
     try {
       const response = await send(endpoint, { method: 'POST', path, body: { model: servedModelName, input: EMBEDDING_INPUTS.slice(0, 1) }, signal: c.signal });
       status = response.statusCode ?? 0;
-      text = await readText(response, c.signal, 64 * 1024);
+      text = c.clean(await readText(response, c.signal, 64 * 1024));
     } catch (error) {
       const e = toRequestError(error, c.signal);
       return info(`the Gateway did not answer (${e.message}); not needed for embeddings: ${use}`, { error: e.message });

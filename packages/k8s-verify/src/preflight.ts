@@ -1,8 +1,11 @@
 import { lookup } from 'node:dns/promises';
 import { parse as parseYaml } from 'yaml';
 import { preflightChecks, GPU_RESOURCE, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
+import { ApiError, KubeApi } from './api.ts';
+import { bounded, clip } from './bounded.ts';
 import { DeadlineError, abortKind, checkSignal, formatMs } from './clock.ts';
-import { KubeError, kubeErrorOf, signalOptions } from './cluster.ts';
+import { KubeError, kubeErrorOf } from './cluster.ts';
+import { Redactor } from './redact.ts';
 import { MAX_DURATION_MS } from './duration.ts';
 import { VerifyError } from './errors.ts';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.ts';
@@ -98,25 +101,37 @@ export async function runPreflight(plan: DeploymentPlan, options: PreflightOptio
   }
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  let target: PreflightResult['target'] = { source: 'reader', context: null, server: null };
-  let reader = options.reader;
-  if (!reader) {
-    const resolved = await loadKubeconfig({ ...options, stackKubeconfig: plan.kubeconfig });
-    target = { source: resolved.source, context: resolved.context, server: resolved.kubeConfig.getCurrentCluster()?.server ?? null };
-    reader = await createPreflightReader(resolved.kubeConfig);
-  }
-
+  // The deadline starts now: reading the kubeconfig and running its credential plugins are under it.
   const run = new AbortController();
   const deadline = setTimeout(() => run.abort(new DeadlineError(deadlineMs)), deadlineMs);
   deadline.unref?.();
   const onAbort = () => run.abort(options.signal!.reason);
+  if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  let target: PreflightResult['target'] = { source: 'reader', context: null, server: null };
+  let reader = options.reader;
+  let redactor = new Redactor([]);
+  try {
+    if (!reader) {
+      const resolved = await loadKubeconfig({ ...options, stackKubeconfig: plan.kubeconfig, signal: run.signal });
+      redactor = new Redactor(resolved.secrets);
+      target = { source: resolved.source, context: resolved.context, server: clip(resolved.kubeConfig.getCurrentCluster()?.server ?? '', 500) || null };
+      reader = await createPreflightReader(resolved.kubeConfig, resolved.secrets);
+    }
+  } catch (error) {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onAbort);
+    throw error;
+  }
 
   const checks = preflightChecks(plan);
   const results = new Array<PreflightCheckResult>(checks.length);
+  // Every result is redacted (a server that echoes the token back) and bounded (a server's text of any length).
   const finish = (index: number, result: PreflightCheckResult) => {
-    results[index] = result;
-    options.onCheck?.(result);
+    const safe = bounded(redactor.deep(result));
+    results[index] = safe;
+    options.onCheck?.(safe);
   };
   const ctx = new Context(reader, options.resolveHost ?? defaultResolve);
   try {
@@ -150,7 +165,7 @@ export async function runPreflight(plan: DeploymentPlan, options: PreflightOptio
     schemaVersion: PREFLIGHT_SCHEMA_VERSION,
     ok: counts.fail === 0 && counts.skip === 0,
     stack: plan.stack,
-    target,
+    target: bounded(redactor.deep(target)),
     startedAt,
     durationMs: Math.round(performance.now() - started),
     counts,
@@ -175,7 +190,8 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
     else if (kind === 'deadline') message = (signal.reason as Error).message;
     else if (error instanceof KubeError) message = error.message;
     else if (kind === 'aborted') message = `cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`;
-    else message = `internal error: ${error instanceof Error ? error.message : String(error)} (a bug in @app-serving/k8s-verify: please report it)`;
+    // The checks read nothing but the API server's answers: what else fails is an answer not shaped as Kubernetes shapes it.
+    else message = `the API server's answer cannot be read as a Kubernetes object (${clip(error instanceof Error ? error.message : String(error), 200)})`;
     if (kind === 'timeout' || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
     outcome = { status: 'fail', message };
   }
@@ -227,7 +243,7 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const version = await reader.version(signal);
       const have = minorOf(version);
       const want = minorOf(check.min);
-      if (!have || !want) return fail(`cannot read the version from ${JSON.stringify(version)}`);
+      if (!have || !want) return fail(`cannot read the version from ${JSON.stringify(clip(version, 100))}`);
       return have[0] > want[0] || (have[0] === want[0] && have[1] >= want[1]) ? pass(`Kubernetes ${version}`) : fail(`Kubernetes ${version} is older than ${check.min}`);
     }
     case 'crd': {
@@ -235,13 +251,15 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const name = `${crd.plural}.${crd.group}`;
       const object = await reader.get({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name }, signal);
       if (!object) return fail(`CRD ${name} is not installed`);
-      const versions: any[] = object.spec?.versions ?? [];
+      const spec = asObject(object.spec);
+      if (!Array.isArray(spec.versions)) return fail(`CRD ${name} is malformed: spec.versions is not a list`);
+      const versions = spec.versions.map(asObject);
       const version = versions.find((v) => v.name === crd.version);
-      const served = versions.filter((v) => v.served).map((v) => v.name);
-      if (!version?.served) return fail(`CRD ${name} does not serve ${crd.version} (it serves ${served.join(', ') || 'nothing'})`);
+      const served = versions.filter((v) => v.served === true && typeof v.name === 'string').map((v) => clip(v.name as string, 60));
+      if (version?.served !== true) return fail(`CRD ${name} does not serve ${crd.version} (it serves ${clip(served.join(', '), 300) || 'nothing'})`);
       for (const field of crd.fields ?? []) {
-        let schema = version.schema?.openAPIV3Schema;
-        for (const key of field) schema = schema?.properties?.[key];
+        let schema: Record<string, any> | undefined = asObject(asObject(version.schema).openAPIV3Schema);
+        for (const key of field) schema = schema ? asObjectOrUndefined(asObject(schema.properties)[key]) : undefined;
         if (!schema) return fail(`CRD ${name} ${crd.version} has no field ${field.join('.')}: the installed version is too old`);
       }
       return pass(`CRD ${name} serves ${served.join(', ')}`);
@@ -249,7 +267,8 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
     case 'gateway-class': {
       const object = await reader.get({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'gatewayclasses', name: check.name }, signal);
       if (!object) return fail(`GatewayClass ${check.name} does not exist`);
-      return pass(`GatewayClass ${check.name} (controller ${object.spec?.controllerName ?? 'unknown'})`);
+      const controller = asObject(object.spec).controllerName;
+      return pass(`GatewayClass ${check.name} (controller ${typeof controller === 'string' ? clip(controller, 200) : 'unknown'})`);
     }
     case 'custom-object': {
       const object = await reader.get({ group: check.group, version: check.version, plural: check.plural, name: check.name, namespace: check.namespace }, signal);
@@ -260,12 +279,15 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       if (!object) return fail(`ConfigMap ${check.namespace}/${check.configMap} does not exist: Envoy Gateway is not installed there`);
       let config: any;
       try {
-        config = parseYaml(String(object.data?.[check.key] ?? ''));
+        const text = asObject(object.data)[check.key];
+        // A ConfigMap holds at most 1 MiB; aliases are bounded by the yaml library's default.
+        config = parseYaml(typeof text === 'string' ? text : '', { maxAliasCount: 100 });
       } catch {
         return fail(`ConfigMap ${check.namespace}/${check.configMap}: ${check.key} is not YAML`);
       }
-      const resources: any[] = config?.extensionManager?.backendResources ?? [];
-      const pool = resources.some((r) => r?.kind === 'InferencePool' && r?.group === 'inference.networking.k8s.io');
+      const manager = asObject(asObject(config).extensionManager);
+      const resources = Array.isArray(manager.backendResources) ? manager.backendResources.map(asObject) : [];
+      const pool = resources.some((r) => r.kind === 'InferencePool' && r.group === 'inference.networking.k8s.io');
       return pool ? pass('Envoy Gateway lists InferencePool among its extension backend resources') : fail('Envoy Gateway does not list InferencePool (inference.networking.k8s.io) under extensionManager.backendResources: it will refuse routes to the pool');
     }
     case 'placement':
@@ -276,13 +298,13 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
     }
     case 'storage-class': {
       const object = await reader.get({ group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', name: check.name }, signal);
-      return object ? pass(`StorageClass ${check.name} (provisioner ${object.provisioner ?? 'unknown'})`) : fail(`StorageClass ${check.name} does not exist`);
+      return object ? pass(`StorageClass ${check.name} (provisioner ${typeof object.provisioner === 'string' ? clip(object.provisioner, 200) : 'unknown'})`) : fail(`StorageClass ${check.name} does not exist`);
     }
     case 'namespace': {
       const object = await reader.get({ group: '', version: 'v1', plural: 'namespaces', name: check.name }, signal);
       if (!object) return pass(`namespace ${check.name} does not exist yet: app-serving creates it`);
-      const label = object.metadata?.labels?.[MODEL_LABEL];
-      return label ? pass(`namespace ${check.name} is app-serving's (${MODEL_LABEL}=${label})`) : fail(`namespace ${check.name} exists and has no label ${MODEL_LABEL}: another owner manages it`);
+      const label = asObject(asObject(object.metadata).labels)[MODEL_LABEL];
+      return typeof label === 'string' && label ? pass(`namespace ${check.name} is app-serving's (${MODEL_LABEL}=${clip(label, 100)})`) : fail(`namespace ${check.name} exists and has no label ${MODEL_LABEL}: another owner manages it`);
     }
     case 'permission': {
       const { allowed, reason } = await reader.canI({ verb: check.verb, group: check.group, resource: check.resource, namespace: check.namespace }, signal);
@@ -299,6 +321,14 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
         return fail(`${check.host} does not resolve from here (${typeof code === 'string' ? code : error instanceof Error ? error.message : String(error)})`);
       }
   }
+}
+
+function asObject(value: unknown): Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, any>) : {};
+}
+
+function asObjectOrUndefined(value: unknown): Record<string, any> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, any>) : undefined;
 }
 
 function minorOf(version: string): [number, number] | null {
@@ -340,71 +370,79 @@ async function defaultResolve(host: string, signal: AbortSignal): Promise<void> 
   await Promise.race([lookup(host), aborted(signal)]);
 }
 
-/** A {@link PreflightReader} over `@kubernetes/client-node`. */
-export async function createPreflightReader(kubeConfig: import('@kubernetes/client-node').KubeConfig): Promise<PreflightReader> {
-  const k8s = await import('@kubernetes/client-node');
-  const versionApi = kubeConfig.makeApiClient(k8s.VersionApi);
-  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
-  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
-  const authz = kubeConfig.makeApiClient(k8s.AuthorizationV1Api);
-  const opts = (signal: AbortSignal) => signalOptions(k8s, signal);
+/** Items per page when nodes are listed (a node with its images is 10-50 KB). */
+const NODE_PAGE = 100;
+
+/**
+ * A {@link PreflightReader} over the kubeconfig's API server: bounded answers (see {@link KubeApi}),
+ * and `secrets` redacted from what the server says before it is cut into a message.
+ */
+export async function createPreflightReader(kubeConfig: import('@kubernetes/client-node').KubeConfig, secrets: readonly string[] = []): Promise<PreflightReader> {
+  const api = new KubeApi(kubeConfig, secrets);
+  const seg = encodeURIComponent;
   return {
     async version(signal) {
       try {
-        return (await versionApi.getCode({}, opts(signal))).gitVersion;
+        const answer = (await api.request({ path: '/version', signal })) as { gitVersion?: unknown };
+        if (typeof answer.gitVersion !== 'string') throw new ApiError('the API server\'s /version answer has no gitVersion: not a Kubernetes API server', null, null, 'answer');
+        return clip(api.redact(answer.gitVersion), 100);
       } catch (error) {
         throw kubeErrorOf(error, 'get', '/version', '', signal);
       }
     },
     async get(ref, signal) {
       const resource = ref.group ? `${ref.plural}.${ref.group}` : ref.plural;
-      const o = opts(signal);
+      const base = ref.group ? `/apis/${seg(ref.group)}/${seg(ref.version)}` : `/api/${seg(ref.version)}`;
+      const path = `${base}${ref.namespace ? `/namespaces/${seg(ref.namespace)}` : ''}/${seg(ref.plural)}/${seg(ref.name)}`;
       try {
-        let object: unknown;
-        if (ref.group) {
-          object = ref.namespace
-            ? await custom.getNamespacedCustomObject({ group: ref.group, version: ref.version, namespace: ref.namespace, plural: ref.plural, name: ref.name }, o)
-            : await custom.getClusterCustomObject({ group: ref.group, version: ref.version, plural: ref.plural, name: ref.name }, o);
-        } else if (ref.plural === 'nodes') object = await core.readNode({ name: ref.name }, o);
-        else if (ref.plural === 'namespaces') object = await core.readNamespace({ name: ref.name }, o);
-        else if (ref.plural === 'configmaps' && ref.namespace) object = await core.readNamespacedConfigMap({ name: ref.name, namespace: ref.namespace }, o);
-        else throw new Error(`cannot read ${resource}`);
-        return object as Record<string, any>;
+        return (await api.request({ path, signal })) as Record<string, any>;
       } catch (error) {
-        if ((error as { code?: unknown })?.code === 404 && !signal.aborted) return null;
+        if (error instanceof ApiError && error.status === 404 && !signal.aborted) return null;
         throw kubeErrorOf(error, 'get', resource, ref.namespace ?? '', signal);
       }
     },
     async listNodes(signal) {
       try {
-        const list = await core.listNode({}, opts(signal));
-        return list.items.map((n) => ({
-          name: n.metadata?.name ?? '',
-          labels: n.metadata?.labels ?? {},
-          taints: (n.spec?.taints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined && { value: t.value }), effect: t.effect })),
-          unschedulable: n.spec?.unschedulable === true,
-          gpus: Number(n.status?.allocatable?.[GPU_RESOURCE] ?? 0) || 0,
-        }));
+        return await api.list({ path: '/api/v1/nodes', signal }, NODE_PAGE, nodeInfo);
       } catch (error) {
         throw kubeErrorOf(error, 'list', 'nodes', '', signal);
       }
     },
     async canI(attributes, signal) {
       try {
-        const review = await authz.createSelfSubjectAccessReview(
-          {
-            body: {
-              apiVersion: 'authorization.k8s.io/v1',
-              kind: 'SelfSubjectAccessReview',
-              spec: { resourceAttributes: { verb: attributes.verb, group: attributes.group, resource: attributes.resource, ...(attributes.namespace && { namespace: attributes.namespace }) } },
-            },
+        const review = (await api.request({
+          method: 'POST',
+          path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: { resourceAttributes: { verb: attributes.verb, group: attributes.group, resource: attributes.resource, ...(attributes.namespace && { namespace: attributes.namespace }) } },
           },
-          opts(signal),
-        );
-        return { allowed: review.status?.allowed === true, reason: review.status?.reason || null };
+          signal,
+        })) as { status?: { allowed?: unknown; reason?: unknown } };
+        const reason = review.status?.reason;
+        return { allowed: review.status?.allowed === true, reason: typeof reason === 'string' && reason ? clip(api.redact(reason), 300) : null };
       } catch (error) {
         throw kubeErrorOf(error, 'create', 'selfsubjectaccessreviews.authorization.k8s.io', '', signal);
       }
     },
+  };
+}
+
+/** A node as placement needs it, whatever the shape of what the server sent. */
+function nodeInfo(item: unknown): NodeInfo {
+  const node = asObject(item);
+  const metadata = asObject(node.metadata);
+  const spec = asObject(node.spec);
+  const labels = Object.fromEntries(Object.entries(asObject(metadata.labels)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const taints = (Array.isArray(spec.taints) ? spec.taints.map(asObject) : [])
+    .filter((t) => typeof t.key === 'string' && typeof t.effect === 'string')
+    .map((t) => ({ key: t.key as string, ...(typeof t.value === 'string' && { value: t.value }), effect: t.effect as string }));
+  return {
+    name: typeof metadata.name === 'string' ? clip(metadata.name, 253) : '',
+    labels,
+    taints,
+    unschedulable: spec.unschedulable === true,
+    gpus: Number(asObject(asObject(node.status).allocatable)[GPU_RESOURCE] ?? 0) || 0,
   };
 }

@@ -20,7 +20,20 @@ export class Redactor {
   text(value: string): string {
     let out = value;
     for (const secret of this.#secrets) out = out.split(secret).join(REDACTED);
+    // A text cut through a secret ("Bearer vtok-SECRET-a…"): what precedes the cut is redacted when
+    // it is the start of a secret. Texts are redacted before they are cut; this is the second line.
+    if (out.includes('…')) out = out.replace(/(\S{4,})…/g, (whole, before: string) => this.#cutSecret(before) ?? whole);
     return redactUrlCredentials(out);
+  }
+
+  /** `before…` with the start of a secret at its end redacted; null when it ends in none. */
+  #cutSecret(before: string): string | null {
+    for (const secret of this.#secrets) {
+      for (let k = Math.min(secret.length - 1, before.length); k >= 4; k -= 1) {
+        if (before.endsWith(secret.slice(0, k))) return `${before.slice(0, before.length - k)}${REDACTED}…`;
+      }
+    }
+    return null;
   }
 
   /** A deep copy of `value` with every string redacted. */

@@ -22,6 +22,7 @@ import {
   type HttpCheckOptions,
   type RouteHint,
 } from './openai.ts';
+import { bounded } from './bounded.ts';
 import { displayUrl, headerSecrets, Redactor, urlSecrets } from './redact.ts';
 import { checkResult, skipped } from './result.ts';
 import {
@@ -107,10 +108,11 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
   const started = performance.now();
   validate(options);
   const models = selectModels(plan, options.models);
-  const redactor = new Redactor([...headerSecrets(options.headers), ...(options.baseUrl ? urlSecrets(options.baseUrl) : [])]);
+  const ownSecrets = [...headerSecrets(options.headers), ...(options.baseUrl ? urlSecrets(options.baseUrl) : [])];
+  let redactor = new Redactor(ownSecrets);
   const emit = (event: VerifyEvent) => {
     try {
-      options.onProgress?.(redactor.deep(event));
+      options.onProgress?.(bounded(redactor.deep(event)));
     } catch {
       // A progress display must not break the run.
     }
@@ -127,7 +129,9 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
   try {
     cluster = options.baseUrl
       ? null
-      : (options.cluster ?? (await connectCluster({ kubeconfig: options.kubeconfig, context: options.context, stackKubeconfig: plan.kubeconfig })));
+      : (options.cluster ?? (await connectCluster({ kubeconfig: options.kubeconfig, context: options.context, stackKubeconfig: plan.kubeconfig, signal })));
+    // The kubeconfig's secrets too: an API server (or a port-forwarded pod) may echo them back.
+    if (cluster?.secrets?.length) redactor = new Redactor([...ownSecrets, ...cluster.secrets]);
     const mode = options.endpoints ?? (cluster?.inCluster ? 'service-dns' : 'port-forward');
     const target: VerifyTarget = cluster
       ? { mode: 'cluster', context: cluster.context, source: cluster.source, endpoints: mode }
@@ -153,7 +157,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
     const results = await Promise.all(models.map((model) => verifyModel(model, run)));
     const counts: Record<CheckStatus, number> = { pass: 0, fail: 0, skip: 0, info: 0 };
     for (const check of results.flatMap((m) => m.checks)) counts[check.status] += 1;
-    const result: VerifyResult = redactor.deep({
+    const result: VerifyResult = bounded(redactor.deep({
       schemaVersion: RESULT_SCHEMA_VERSION,
       stack: plan.stack,
       ok: counts.fail === 0,
@@ -163,7 +167,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
       deadlineExceeded: deadline.signal.aborted,
       counts,
       models: results,
-    });
+    }));
     emit({ type: 'run-end', result });
     return result;
   } finally {
@@ -238,7 +242,7 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
   run.emit({ type: 'model-start', model: model.name });
 
   const record = (result: CheckResult): CheckResult => {
-    const safe = run.redactor.deep(result);
+    const safe = bounded(run.redactor.deep(result));
     checks.push(safe);
     run.emit({ type: 'check-end', model: model.name, result: safe });
     return safe;

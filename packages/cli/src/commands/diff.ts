@@ -1,6 +1,5 @@
 import { loadRenderer } from '../renderer.ts';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
   deepEqual,
@@ -16,8 +15,10 @@ import {
 } from '@app-serving/core';
 import { loadAndPlan, resolveModelsDir, resolveStackFile, type StackOptions } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
-import { extractPaths, gitTopLevel, inside, repoRelative, resolveCommit } from '../git.ts';
+import { GitTree, gitTopLevel, repoRelative, resolveCommit, RevisionError } from '../git.ts';
 import type { Output } from '../output.ts';
+import { extractRevision } from '../revision.ts';
+import { checkTempDir, makeTempDir, removeTempDir, trackChild } from '../temp.ts';
 import { formatMarkdown, formatText, type DiffHeader } from './diff-format.ts';
 
 interface DiffOptions extends StackOptions {
@@ -62,10 +63,12 @@ export default async function diff({ options, output }: { options: DiffOptions; 
   }
   if (options.baseModelsDir !== undefined && options.baseStack === undefined) throw new UsageError('--base-models-dir goes with --base-stack (with --base, the models folder is read at the ref)');
 
+  // The temporary folder is checked first: a git ref is copied into it, and Pulumi's runtime needs it.
+  checkTempDir();
   const cwd = process.cwd();
   // Both sides are loaded before either's problems are reported: every problem in one pass.
-  const head = attempt(() => (options.head !== undefined ? loadFromGit(options.head, '--head', options, cwd) : loadWorkingTree(options)));
-  const base = attempt(() => (options.base !== undefined ? loadFromGit(options.base, '--base', options, cwd) : loadFiles(options.baseStack!, options.baseModelsDir)));
+  const head = await attempt(() => (options.head !== undefined ? loadFromGit(options.head, '--head', options, cwd) : loadWorkingTree(options)));
+  const base = await attempt(() => (options.base !== undefined ? loadFromGit(options.base, '--base', options, cwd) : loadFiles(options.baseStack!, options.baseModelsDir)));
   if ('error' in head && 'error' in base && isStackError(head.error) && isStackError(base.error)) throw new StackError([...base.error.issues, ...head.error.issues]);
   if ('error' in head) throw head.error;
   if ('error' in base) throw base.error;
@@ -77,9 +80,9 @@ export default async function diff({ options, output }: { options: DiffOptions; 
   return options.exitCode && result.changed ? EXIT.problems : EXIT.ok;
 }
 
-function attempt(load: () => LoadedSide): { side: LoadedSide } | { error: unknown } {
+async function attempt(load: () => LoadedSide | Promise<LoadedSide>): Promise<{ side: LoadedSide } | { error: unknown }> {
   try {
-    return { side: load() };
+    return { side: await load() };
   } catch (error) {
     return { error };
   }
@@ -154,12 +157,13 @@ function loadFiles(stack: string, modelsDir: string | undefined): LoadedSide {
 }
 
 /**
- * One side at a git ref: the stack file and the models folder are read from git's object store
- * into a temporary folder (the work tree is not touched), planned there, and the folder removed.
- * The paths are the working tree's: `--stack` and `--models-dir` (or their defaults), relative to
- * the repository's top.
+ * One side at a git ref: exactly the files planning reads — the stack file, the values files of
+ * its enabled models — are read from git's object store (`git cat-file`) into a temporary folder
+ * (the work tree is not touched), planned there, and the folder removed. The paths are the working
+ * tree's: `--stack` and `--models-dir` (or their defaults), relative to the repository's top.
+ * Nothing above the temporary folder is looked at, and no link is followed out of the repository.
  */
-function loadFromGit(ref: string, option: '--base' | '--head', options: DiffOptions, cwd: string): LoadedSide {
+async function loadFromGit(ref: string, option: '--base' | '--head', options: DiffOptions, cwd: string): Promise<LoadedSide> {
   const top = gitTopLevel(cwd);
   const commit = resolveCommit(top, ref, option);
   const stackFile = options.stack !== undefined ? resolve(cwd, options.stack) : resolveStackFile({}, cwd);
@@ -170,21 +174,58 @@ function loadFromGit(ref: string, option: '--base' | '--head', options: DiffOpti
   if (modelsDir !== null && modelsRel === null) throw new UsageError(`${displayPath(modelsDir)}: the models folder is outside the git repository ${top}`);
 
   const label = `${ref}:${stackRel}`;
-  const tmp = mkdtempSync(resolve(tmpdir(), 'app-serving-diff-'));
+  const tmp = makeTempDir('app-serving-diff-');
+  const tree = new GitTree(top, commit, trackChild);
+  // Every way the temporary folder can appear in a message (absolute, real, relative to the working directory).
+  const rename = renamer(tmp, ref);
   try {
-    const written = extractPaths(top, commit, [stackRel, ...(modelsRel ? [modelsRel] : [])], tmp);
-    if (!written.includes(stackRel)) return { info: { ref, commit, stack: label, exists: false }, plan: null, secrets: {} };
-    const file = inside(tmp, stackRel);
-    const stackOptions = { stack: file, ...(modelsRel !== null && existsSync(inside(tmp, modelsRel)) && { modelsDir: inside(tmp, modelsRel) }) };
+    let side: Awaited<ReturnType<typeof extractRevision>>;
     try {
-      const { plan } = loadAndPlan(stackOptions);
-      return { info: { ref, commit, stack: label, exists: true }, plan: relocate(plan, tmp, ref), secrets: stackSecretFingerprints(readFileSync(file, 'utf8')) };
+      side = await extractRevision(tree, stackRel, modelsRel, tmp, (path) => `${ref}:${path}`);
     } catch (error) {
-      throw relabel(error, option, (message) => message.split(`${tmp}/`).join(`${ref}:`));
+      if (error instanceof RevisionError) throw new UsageError(`${option} ${ref}: ${error.message}`);
+      throw error;
     }
+    if (!side.exists) return { info: { ref, commit, stack: label, exists: false }, plan: null, secrets: {} };
+    let planned: ReturnType<typeof loadAndPlan> | undefined;
+    let problems: unknown;
+    if (side.issues.length === 0 || side.issues.every((i) => i.file !== `${ref}:${stackRel}`)) {
+      try {
+        planned = loadAndPlan({ stack: side.stackFile, modelsDir: side.modelsDir });
+      } catch (error) {
+        problems = error;
+      }
+    }
+    if (side.issues.length > 0 || problems !== undefined) {
+      const issues = [...side.issues, ...(isStackError(problems) ? problems.issues : [])];
+      if (problems !== undefined && !isStackError(problems)) throw relabel(problems, option, rename);
+      throw relabel(new StackError(issues), option, rename);
+    }
+    return { info: { ref, commit, stack: label, exists: true }, plan: relocate(planned!.plan, rename), secrets: stackSecretFingerprints(readFileSync(side.stackFile, 'utf8')) };
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    tree.close();
+    removeTempDir(tmp);
   }
+}
+
+/**
+ * Replaces the temporary folder in a text by `<ref>:`, in every form a message may hold it: as
+ * given, its real path, and either relative to the working directory (a TMPDIR inside it).
+ */
+function renamer(tmp: string, ref: string): (text: string) => string {
+  const forms = new Set<string>([tmp]);
+  try {
+    forms.add(realpathSync.native(tmp));
+  } catch {
+    // gone already
+  }
+  for (const form of [...forms]) forms.add(displayPath(form));
+  const prefixes = [...forms].filter((f) => f !== '.' && f !== '').sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const prefix of prefixes) out = out.split(`${prefix}/`).join(`${ref}:`);
+    return out;
+  };
 }
 
 /** The models folder of the working tree's layout: `--models-dir`, else the first `models/` above the stack file, else null. */
@@ -210,10 +251,15 @@ function real(path: string): string {
   }
 }
 
-/** The plan's paths (the stack file, model folders, image origins) as `<ref>:<path>`, not the temporary folder's. */
-function relocate(plan: DeploymentPlan, tmp: string, ref: string): DeploymentPlan {
-  const prefix = displayPath(tmp);
-  return JSON.parse(JSON.stringify(plan).split(`${JSON.stringify(prefix).slice(1, -1)}/`).join(`${ref}:`)) as DeploymentPlan;
+/** The plan's paths (the stack file, model folders, image origins) as `<ref>:<path>`, not the temporary folder's: every string renamed. */
+function relocate(plan: DeploymentPlan, rename: (text: string) => string): DeploymentPlan {
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return rename(value);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]));
+    return value;
+  };
+  return walk(JSON.parse(JSON.stringify(plan))) as DeploymentPlan;
 }
 
 /** A problem of one side, named as that side: issue files as `<ref>:<path>`, usage errors with the option. */

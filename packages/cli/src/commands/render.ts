@@ -1,11 +1,12 @@
 import { loadRenderer } from '../renderer.ts';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readdirSync, unlinkSync, writeFileSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { displayPath } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { checkWritableDir } from '../paths.ts';
+import { checkTempDir } from '../temp.ts';
 import type { Output } from '../output.ts';
 import { printWarnings } from './validate.ts';
 
@@ -30,6 +31,8 @@ interface Resource {
  */
 export default async function render({ options, output }: { options: RenderOptions; output: Output }): Promise<number> {
   if (options.out !== undefined) checkWritableDir('--out', options.out);
+  // Pulumi's runtime resolves the temporary folder when it loads: a missing one is the user's to fix.
+  checkTempDir();
   const { plan } = loadAndPlan(options);
   // Pulumi is loaded only here: validate and plan never pay for it.
   const renderStack = await loadRenderer();
@@ -43,16 +46,13 @@ export default async function render({ options, output }: { options: RenderOptio
     } catch (error) {
       throw new UsageError(`--out ${dir}: cannot create the folder (${(error as NodeJS.ErrnoException).code})`);
     }
+    const replaced = clearEarlierRender(dir);
     const width = String(resources.length).length;
     resources.forEach((resource, index) => {
       const file = join(dir, `${String(index + 1).padStart(width, '0')}-${fileStem(resource)}.${options.json ? 'json' : 'yaml'}`);
-      try {
-        writeFileSync(file, options.json ? `${JSON.stringify(resource, null, 2)}\n` : documentOf(resource));
-      } catch (error) {
-        throw new UsageError(`--out ${dir}: cannot write ${displayPath(file)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-      }
+      writeNewFile(dir, file, options.json ? `${JSON.stringify(resource, null, 2)}\n` : documentOf(resource));
     });
-    output.err(`wrote ${resources.length} files to ${displayPath(dir)}`);
+    output.err(`wrote ${resources.length} files to ${displayPath(dir)}${replaced > 0 ? ` (replacing the ${replaced} files of an earlier render)` : ''}`);
     return EXIT.ok;
   }
   if (options.json) {
@@ -62,6 +62,50 @@ export default async function render({ options, output }: { options: RenderOptio
   printWarnings(plan.warnings, output);
   output.out(resources.map(documentOf).join('---\n'));
   return EXIT.ok;
+}
+
+/** A file `render --out` writes: `<number>-<kind>-<name>.yaml|json`. */
+const RENDERED_FILE = /^\d+-[a-z0-9._-]+\.(yaml|json)$/;
+
+/**
+ * Makes `dir` ready for a render: the files of an earlier render (named as render names them) are
+ * removed — a link among them is removed itself, never followed — and anything else in the folder
+ * stops the render (a usage error): render never mixes its files with others, nor keeps an earlier
+ * render's files that the new one does not write. Returns how many files it removed.
+ */
+function clearEarlierRender(dir: string): number {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    throw new UsageError(`--out ${dir}: cannot read the folder (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const others = entries.filter((e) => !(RENDERED_FILE.test(e.name) && (e.isFile() || e.isSymbolicLink())));
+  if (others.length > 0) {
+    const names = others.slice(0, 3).map((e) => JSON.stringify(e.name)).join(', ');
+    throw new UsageError(`--out ${dir}: the folder holds other files than an earlier render's (${names}${others.length > 3 ? `, and ${others.length - 3} more` : ''}): give an empty or new folder`);
+  }
+  for (const entry of entries) {
+    try {
+      unlinkSync(join(dir, entry.name));
+    } catch (error) {
+      throw new UsageError(`--out ${dir}: cannot remove ${entry.name} of an earlier render (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+  }
+  return entries.length;
+}
+
+/** Writes a file that must not exist yet, never through a link (a link put there meanwhile is an error, not followed). */
+function writeNewFile(dir: string, file: string, text: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
+    writeFileSync(fd, text);
+  } catch (error) {
+    throw new UsageError(`--out ${dir}: cannot write ${displayPath(file)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** A YAML document for one resource: the manifest of a Kubernetes object, or a chart spec, or the component. */

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../run-cli.ts';
-import { expectSafe, runCli, tempDir, type OnFinished } from './harness.ts';
+import { CLI_ROOT, REPO_ROOT } from '../run-cli.ts';
+import { expectSafe, RAW_CONTROL, runCli, tempDir, type OnFinished } from './harness.ts';
 
 /**
  * Stack files and model folders as a hostile or careless user writes them: every command exits
@@ -208,6 +209,90 @@ describe.concurrent('hand-written hostile files', { timeout: 60_000 }, () => {
     expectSafe(dangling, 'dangling symlink', { codes: [2] });
     expect(dangling.stderr).toMatch(/already exists/);
     expect(lstatSync(join(dir, 'models/generative/Dang')).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe.concurrent('the world around the command', { timeout: 60_000 }, () => {
+  const BIN = join(CLI_ROOT, 'bin', 'app-serving.js');
+  /** Runs the CLI through `sh -c` (a shell prepares what a spawn cannot: a deleted cwd, a redirect). */
+  const shell = (script: string, args: string[], cwd = REPO_ROOT) =>
+    spawnSync('sh', ['-c', script, 'sh', process.execPath, BIN, ...args], { cwd, encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_SERVING_CODE_CACHE: 'off' }, timeout: 60_000 });
+
+  it('a deleted working directory: exit 2 with what to do, not an internal error', ({ onTestFinished }) => {
+    const root = tempDir(onTestFinished);
+    for (const command of [['validate', '--stack', join(REPO_ROOT, 'apps/app-serving/Pulumi.example.yaml')], ['plan'], ['diff', '--base', 'HEAD'], ['new-model', 'X', '-c', 'generative', '--slug', 'x']]) {
+      const dir = join(root, command[0]!);
+      mkdirSync(dir);
+      // The shell enters the folder, deletes it, then becomes the command: its working directory is gone.
+      const result = spawnSync('sh', ['-c', 'cd "$1" && rmdir "$1" && shift && exec "$@"', 'sh', dir, process.execPath, BIN, ...command], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, APP_SERVING_CODE_CACHE: 'off' },
+        timeout: 60_000,
+      });
+      expect(result.status, `${command[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toMatch(/the working directory no longer exists/);
+      expect(result.stderr).not.toMatch(/internal error|please report/);
+    }
+  });
+
+  it('stdout on a full device (plan > /dev/full): one line and exit 2, no stack trace', () => {
+    for (const command of [['plan'], ['plan', '--json'], ['validate'], ['images']]) {
+      const result = shell('node=$1; bin=$2; shift 2; exec "$node" "$bin" "$@" > /dev/full', command);
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/^error: cannot write the output \(ENOSPC/);
+      expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    }
+  });
+
+  it('render --out: an earlier render is replaced, a link among its files is never followed, other files stop it', async ({ onTestFinished }) => {
+    const dir = tempDir(onTestFinished);
+    const out = join(dir, 'out');
+    const first = await runCli(['render', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--out', out]);
+    expectSafe(first, 'first render', { codes: [0] });
+    const files = readdirSync(out).sort();
+    // An earlier render of more resources, and a link planted under a name render writes.
+    writeFileSync(join(out, '99-stale-resource.yaml'), 'stale\n');
+    const outside = join(dir, 'outside.txt');
+    writeFileSync(outside, 'keep me\n');
+    rmSync(join(out, files[0]!));
+    symlinkSync(outside, join(out, files[0]!));
+    const again = await runCli(['render', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--out', out]);
+    expectSafe(again, 'second render', { codes: [0] });
+    expect(again.stderr).toMatch(/replacing the \d+ files of an earlier render/);
+    expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
+    expect(readdirSync(out).sort()).toEqual(files);
+    expect(lstatSync(join(out, files[0]!)).isSymbolicLink()).toBe(false);
+    writeFileSync(join(out, 'notes.md'), 'mine\n');
+    const mixed = await runCli(['render', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--out', out]);
+    expectSafe(mixed, 'a folder with other files', { codes: [2] });
+    expect(mixed.stderr).toMatch(/notes\.md/);
+    expect(readFileSync(join(out, 'notes.md'), 'utf8')).toBe('mine\n');
+  });
+
+  it('a UTF-16 stack file with a byte order mark, and CR-only line endings: read as YAML reads them', async ({ onTestFinished }) => {
+    const dir = repo(onTestFinished);
+    const text = readFileSync(join(dir, FILES.stack), 'utf8');
+    for (const [name, bytes] of [
+      ['UTF-16LE', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])],
+      ['UTF-16BE', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()])],
+      ['UTF-8 with BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])],
+      ['CR-only', Buffer.from(text.replace(/\n/g, '\r'))],
+    ] as const) {
+      writeFileSync(join(dir, FILES.stack), bytes);
+      writeFileSync(join(dir, FILES.ms), readFileSync(join(REPO_ROOT, 'models/generative/Sim/ms-sim/values.yaml'), 'utf8').replace(/\n/g, name === 'CR-only' ? '\r' : '\n'));
+      const result = await runCli(['validate', ...stackArgs(dir)]);
+      expectSafe(result, name, { codes: [0] });
+    }
+  });
+
+  it('bidirectional and zero-width characters in a name: escaped in text, \\u escapes in JSON', async ({ onTestFinished }) => {
+    const dir = repo(onTestFinished, { stack: (t) => t.replace('- name: SimEmbeddings', '- name: "Sim\\u202eexe.txt\\u200b\\u2066x\\ufeff"') });
+    for (const command of [['validate'], ['plan', '--json']]) {
+      const result = await runCli([...command, ...stackArgs(dir)]);
+      expectSafe(result, command.join(' '), { codes: [1] });
+      expect(result.stdout).toMatch(/\\u202e/);
+      if (command[1] === '--json') expect(JSON.stringify(JSON.parse(result.stdout))).toContain('Sim\u202eexe.txt');
+    }
   });
 });
 

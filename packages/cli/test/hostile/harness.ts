@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, onTestFinished } from 'vitest';
@@ -27,6 +27,10 @@ export interface HostileOptions {
   readonly killAfterMs?: number;
   /** Close stdout after the first bytes arrive (a reader like `head -1` that goes away). */
   readonly closeStdoutEarly?: boolean;
+  /** Run under `ulimit -f <blocks>` (512-byte blocks): writing a larger file fails with EFBIG, as on a full disk. */
+  readonly fileSizeLimitBlocks?: number;
+  /** Send this signal once stderr has printed text matching `when`, or once the file `whenFile` exists (a run interrupted part-way). */
+  readonly interrupt?: { readonly signal: NodeJS.Signals; readonly when?: RegExp; readonly whenFile?: string };
 }
 
 let gcPreload: string | undefined;
@@ -45,7 +49,10 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
   const node = options.gcStress ? ['--expose-gc', '--import', preload()] : [];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...node, BIN, ...args], {
+    const argv = [...node, BIN, ...args];
+    const [command, commandArgs] =
+      options.fileSizeLimitBlocks === undefined ? [process.execPath, argv] : ['/bin/sh', ['-c', `ulimit -f ${options.fileSizeLimitBlocks} && exec "$0" "$@"`, process.execPath, ...argv]];
+    const child = spawn(command, commandArgs, {
       cwd: options.cwd ?? REPO_ROOT,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,7 +66,14 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
         // gone, or no /proc
       }
     };
-    const sampler = setInterval(sample, 50);
+    let interrupted = false;
+    const sampler = setInterval(() => {
+      sample();
+      if (options.interrupt?.whenFile && !interrupted && existsSync(options.interrupt.whenFile)) {
+        interrupted = true;
+        child.kill(options.interrupt.signal);
+      }
+    }, 50);
     const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000);
     let stdout = '';
     let stderr = '';
@@ -67,7 +81,13 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
       stdout += d;
       if (options.closeStdoutEarly) child.stdout.destroy();
     });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      if (options.interrupt?.when && !interrupted && options.interrupt.when.test(stderr)) {
+        interrupted = true;
+        child.kill(options.interrupt.signal);
+      }
+    });
     child.on('error', reject);
     child.on('exit', () => sample());
     child.on('close', (code, signal) => {
@@ -79,9 +99,10 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
 }
 
 // Raw control characters a hostile server, file or folder name could bring into a terminal:
-// every C0 control but \n and \t, DEL, and C1 controls.
+// every C0 control but \n and \t, DEL, C1 controls, and the invisible characters that change what
+// a line appears to say (bidirectional controls, zero-width characters).
 // eslint-disable-next-line no-control-regex
-const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+export const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 export interface Expectations {
   /** Exit codes allowed. @default [0, 1, 2] */

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectSafe, runCli, tempDir, type OnFinished } from './harness.ts';
 
 /**
@@ -110,6 +110,83 @@ describe.concurrent('verify against misbehaving servers', { timeout: 90_000 }, (
     expectSafe(result, 'echo --json', { codes: [1], secrets: [TOKEN, PASSWORD, JSON.stringify(TOKEN).slice(1, -1), JSON.stringify(JSON.stringify(TOKEN)).slice(1, -1)] });
     JSON.parse(result.stdout);
   });
+
+  it('a token the server echoes where the 200-byte snippet is cut: no part of it printed', async ({ onTestFinished }) => {
+    const token = 'vtok-SECRET-abcdefghijklmnopqrstuvwxyz';
+    // The echoed header starts so that a 200-byte cut falls inside the token.
+    const url = await serve((req, res) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`${'e'.repeat(185)} ${String(req.headers.authorization)} tail`);
+    }, onTestFinished);
+    const junit = join(tempDir(onTestFinished), 'r.xml');
+    for (const json of [[], ['--json']]) {
+      const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url, '--timeout', '2s', '--junit', junit, ...json], { env: { APP_SERVING_VERIFY_TOKEN: token } });
+      // Any 6 characters of the token in a row give it away in part.
+      const pieces = Array.from({ length: token.length - 5 }, (_, i) => token.slice(i, i + 6));
+      expectSafe(result, 'cut snippet', { codes: [1], secrets: pieces });
+      for (const piece of pieces) expect(readFileSync(junit, 'utf8')).not.toContain(piece);
+    }
+  });
+
+  it('a model id of 7 MiB: stdout and the JUnit report stay small', async ({ onTestFinished }) => {
+    const id = `m${'i'.repeat(7 * 1024 * 1024)}`;
+    const url = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(isModels(req) ? JSON.stringify({ data: [{ id }] }) : JSON.stringify({ choices: [{ message: { content: id }, text: id }] }));
+    }, onTestFinished);
+    const junit = join(tempDir(onTestFinished), 'r.xml');
+    for (const json of [[], ['--json']]) {
+      const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url, '--timeout', '20s', '--junit', junit, ...json]);
+      expectSafe(result, '7 MiB id', { codes: [1] });
+      expect(result.stdout.length + result.stderr.length).toBeLessThan(200_000);
+      expect(readFileSync(junit, 'utf8').length).toBeLessThan(200_000);
+    }
+  });
+
+  it('8 MiB of nested [[[ as every answer: bounded memory', async ({ onTestFinished }) => {
+    const nested = '['.repeat(8 * 1024 * 1024 - 16);
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(nested);
+    }, onTestFinished);
+    const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url, '--timeout', '20s', '--deadline', '60s']);
+    expectSafe(result, 'nested', { codes: [1], maxPeakBytes: 300 * 1024 * 1024, maxMs: 60_000 });
+    expect(result.stdout).toMatch(/nested hundreds of levels deep/);
+  });
+
+  for (const [name, eol] of [
+    ['CR-only', '\r'],
+    ['CRLF', '\r\n'],
+  ] as const) {
+    it(`an SSE stream with ${name} line endings, sent a byte at a time: read to [DONE]`, async ({ onTestFinished }) => {
+      const url = await serve((req, res) => {
+        if (isModels(req)) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ data: [{ id: 'random' }, { id: 'sim-embeddings' }] }));
+          return;
+        }
+        if (!(req.url ?? '').endsWith('/chat/completions')) {
+          res.writeHead(404);
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const event = (data: string) => `data: ${data}${eol}${eol}`;
+        const text = `${event(JSON.stringify({ choices: [{ index: 0, delta: { content: 'yes' } }] }))}${event('[DONE]')}`;
+        // Byte by byte, so that a CR ends one chunk and the next line starts the next. The stream stays open after [DONE].
+        let i = 0;
+        const timer = setInterval(() => {
+          if (i < text.length) res.write(text[i++]!);
+          else clearInterval(timer);
+        }, 1);
+        res.on('close', () => clearInterval(timer));
+      }, onTestFinished);
+      const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url, '--model', 'Sim', '--timeout', '10s', '--json']);
+      expectSafe(result, name, { codes: [1] });
+      const checks = JSON.parse(result.stdout).models[0].checks as { name: string; status: string; message: string }[];
+      expect(checks.find((c) => c.name === 'chat-stream'), JSON.stringify(checks)).toMatchObject({ status: 'pass' });
+    });
+  }
 
   it('a silent API server (--kubeconfig): --timeout bounds ready and every later check', async ({ onTestFinished }) => {
     const url = await serve(() => undefined, onTestFinished);
