@@ -89,7 +89,7 @@ describe.concurrent('hand-written hostile files', { timeout: 60_000 }, () => {
     }
     const dir = repo(onTestFinished, { stack: () => random });
     const result = await runCli(['validate', ...stackArgs(dir)]);
-    expectSafe(result, '10 MB stack', { codes: [1], maxMs: 15_000 });
+    expectSafe(result, '10 MB stack', { codes: [1] });
     expect(result.stdout.length + result.stderr.length).toBeLessThan(2000);
     expect(result.stdout).toMatch(/larger than 1 MiB/);
   });
@@ -183,7 +183,7 @@ describe.concurrent('hand-written hostile files', { timeout: 60_000 }, () => {
       ['--load', '10', '--concurrency', '0'],
     ]) {
       const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', 'http://127.0.0.1:9', ...flags]);
-      expectSafe(result, flags.join(' '), { codes: [2], maxMs: 20_000 });
+      expectSafe(result, flags.join(' '), { codes: [2] });
     }
   });
 
@@ -191,7 +191,7 @@ describe.concurrent('hand-written hostile files', { timeout: 60_000 }, () => {
     const dir = tempDir(onTestFinished);
     for (const junit of ['/nonexistent/r.xml', dir]) {
       const result = await runCli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', 'http://127.0.0.1:9', '--junit', junit]);
-      expectSafe(result, `--junit ${junit}`, { codes: [2], maxMs: 20_000 });
+      expectSafe(result, `--junit ${junit}`, { codes: [2] });
       expect(result.stderr).toMatch(/--junit/);
     }
     writeFileSync(join(dir, 'file'), '');
