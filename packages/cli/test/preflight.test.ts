@@ -134,7 +134,7 @@ describe('a cluster prepared for the stacks', () => {
   it('prints one line per check, and the verdict', async () => {
     const run = await cli(['preflight', '--stack', CLOUD_STACK, '--models-dir', MODELS, '--kubeconfig', kubeconfig]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^PASS {2}Kubernetes ≥ 1\.29: Kubernetes v1\.\d+/m);
+    expect(run.stdout).toMatch(/^PASS {2}Kubernetes ≥ 1\.30: Kubernetes v1\.\d+/m);
     expect(run.stdout).toMatch(/^PASS {2}GatewayClass istio exists/m);
     expect(run.stdout).toMatch(/^ready: \d+ passed, 0 failed, 0 warnings, 0 skipped in /m);
   });
@@ -344,7 +344,7 @@ describe('an API server that cannot answer: a clear reason in bounded time', () 
     // The server never answers: only the 1 s per-check timeout can end the check (it says so).
     const run = await cli(['preflight', '--stack', CLOUD_STACK, '--models-dir', MODELS, '--kubeconfig', kubeconfig(`https://127.0.0.1:${port}`), '--timeout', '1s']);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^FAIL {2}Kubernetes ≥ 1\.29: no answer within 1 s \(per-check timeout\): the API server is slow or unreachable$/m);
+    expect(run.stdout).toMatch(/^FAIL {2}Kubernetes ≥ 1\.30: no answer within 1 s \(per-check timeout\): the API server is slow or unreachable$/m);
     expect(run.stdout).toMatch(/^NOT READY: 0 passed, 1 failed, 0 warnings, \d+ skipped/m);
   });
 

@@ -18,6 +18,8 @@ export interface KubeconfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** @default os.homedir() */
   readonly home?: string;
+  /** The command whose options a "no kubeconfig found" error names. @default 'verify' */
+  readonly command?: 'verify' | 'preflight';
 }
 
 /** A loaded kubeconfig and where it came from. */
@@ -98,7 +100,9 @@ export async function loadKubeconfig(options: KubeconfigOptions = {}): Promise<R
   }
   throw new VerifyError(
     'kubeconfig',
-    `no kubeconfig found${note}: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, run verify inside the cluster, or check an endpoint directly with --base-url`,
+    options.command === 'preflight'
+      ? `no kubeconfig found${note}: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run preflight inside the cluster`
+      : `no kubeconfig found${note}: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, run verify inside the cluster, or check an endpoint directly with --base-url`,
   );
 }
 
