@@ -27,8 +27,16 @@ export function resolveCommit(top: string, ref: string, option: string): string 
   if (ref === '' || /[\0\n]/.test(ref)) throw new UsageError(`${option}: not a git ref`);
   // --end-of-options: a ref that starts with "-" is a ref, never an option of git.
   const out = git(top, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
-  if (out.status !== 0) throw new UsageError(`${option} ${ref}: no such commit, branch or tag in ${top} (fetch it first, e.g. \`git fetch origin ${ref}\`; CI checkouts are often shallow: fetch-depth: 0)`);
+  if (out.status !== 0) throw new UsageError(`${option} ${ref}: no such commit, branch or tag in ${top} (fetch it first, e.g. \`${fetchCommand(top, ref)}\`; CI checkouts are often shallow: fetch-depth: 0)`);
   return out.stdout.toString('utf8').trim();
+}
+
+/** How to fetch a ref: `origin/main` is branch `main` of the remote `origin` (`git fetch origin main`). */
+function fetchCommand(top: string, ref: string): string {
+  const slash = ref.indexOf('/');
+  const remotes = git(top, ['remote']).stdout.toString('utf8').split('\n').filter(Boolean);
+  if (slash > 0 && remotes.includes(ref.slice(0, slash))) return `git fetch ${ref.slice(0, slash)} ${ref.slice(slash + 1)}`;
+  return `git fetch ${remotes.includes('origin') || remotes.length === 0 ? 'origin' : remotes[0]} ${ref}`;
 }
 
 /**
