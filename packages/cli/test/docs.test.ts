@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiServer } from './openai-server.ts';
 import { collect, REPO_ROOT, type CliResult } from './run-cli.ts';
@@ -219,5 +220,53 @@ describe('the documentation, followed word by word', () => {
       if (!shown.includes(expected) && process.env.APP_SERVING_DOCS_ACTUAL) writeFileSync(process.env.APP_SERVING_DOCS_ACTUAL, `${c.file}:${c.line}\n${result.stdout}---stderr---\n${result.stderr}`, { flag: 'a' });
       expect(shown.includes(expected) ? expected : shown[1]).toBe(expected);
     }
+  });
+});
+
+/** Every Markdown file a user reads: the README, docs/, and the README of each package and app. */
+function userDocs(): string[] {
+  const under = (dir: string) => readdirSync(join(REPO_ROOT, dir)).map((name) => `${dir}/${name}`);
+  return [
+    'README.md',
+    'RELEASING.md',
+    ...under('docs').filter((f) => f.endsWith('.md')),
+    ...under('packages').map((p) => `${p}/README.md`),
+    'apps/app-serving/README.md',
+  ].filter((f) => { try { return readFileSync(join(REPO_ROOT, f)) !== null; } catch { return false; } });
+}
+
+describe('the TypeScript of the docs', () => {
+  // Each ```ts block, alone: a fragment may use names of earlier blocks (those errors are not
+  // checked), but none may have a syntax or grammar error, such as an `export` inside an `if` (TS1184).
+  const blocks = userDocs().flatMap((file) => {
+    const lines = readFileSync(join(REPO_ROOT, file), 'utf8').split('\n');
+    const found: Array<{ where: string; code: string }> = [];
+    for (let i = 0; i < lines.length; i += 1) {
+      if (!/^\s*```(ts|typescript)\s*$/.test(lines[i]!)) continue;
+      const start = i + 1;
+      let end = start;
+      while (end < lines.length && !/^\s*```\s*$/.test(lines[end]!)) end += 1;
+      found.push({ where: `${file}:${start + 1}`, code: lines.slice(start, end).join('\n') });
+      i = end;
+    }
+    return found;
+  });
+
+  it('finds the blocks', () => {
+    expect(blocks.length).toBeGreaterThan(10);
+  });
+
+  it.each(blocks.map((b) => [b.where, b] as const))('%s has no syntax or grammar error', (_where, block) => {
+    const file = '/block.ts';
+    const host = ts.createCompilerHost({});
+    host.getSourceFile = (name, version) => (name === file ? ts.createSourceFile(name, block.code, version, true) : undefined);
+    host.fileExists = (name) => name === file;
+    host.readFile = (name) => (name === file ? block.code : undefined);
+    const program = ts.createProgram([file], { noLib: true, types: [], noResolve: true, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, host);
+    const source = program.getSourceFile(file)!;
+    const errors = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+      .filter((d) => d.code < 2000)
+      .map((d) => `TS${d.code} line ${source.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+    expect(errors).toEqual([]);
   });
 });
