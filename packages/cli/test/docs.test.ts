@@ -6,6 +6,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiServer } from './openai-server.ts';
 import { collect, REPO_ROOT, type CliResult } from './run-cli.ts';
+import { userDocs } from './docs-files.ts';
 
 /**
  * The documentation, run as a user would follow it: every command of the `sh` blocks of the
@@ -222,18 +223,6 @@ describe('the documentation, followed word by word', () => {
     }
   });
 });
-
-/** Every Markdown file a user reads: the README, docs/, and the README of each package and app. */
-function userDocs(): string[] {
-  const under = (dir: string) => readdirSync(join(REPO_ROOT, dir)).map((name) => `${dir}/${name}`);
-  return [
-    'README.md',
-    'RELEASING.md',
-    ...under('docs').filter((f) => f.endsWith('.md')),
-    ...under('packages').map((p) => `${p}/README.md`),
-    'apps/app-serving/README.md',
-  ].filter((f) => { try { return readFileSync(join(REPO_ROOT, f)) !== null; } catch { return false; } });
-}
 
 describe('the TypeScript of the docs', () => {
   // Each ```ts block, alone: a fragment may use names of earlier blocks (those errors are not
