@@ -199,6 +199,25 @@ describe('the documentation, followed word by word', () => {
     expect(JSON.parse(result.stdout)).toEqual({ ok: true, stack: 'apps/app-serving/Pulumi.readme.yaml', models: ['Qwen3-0.6B-rke2'], issues: [], warnings: [] });
   });
 
+  it("the stack template's trap: a block uncommented after `pulumi config set` moved it to the margin is reported with its line", { timeout: 180_000 }, async () => {
+    // What Pulumi leaves of the template after `pulumi config set`: its comment lines at the margin.
+    const rewritten = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.TEMPLATE.yaml'), 'utf8')
+      .split('\n')
+      .map((line) => (line.trimStart().startsWith('#') ? line.trimStart() : line));
+    // Then the user uncomments the charts block, as the template invites.
+    const start = rewritten.indexOf('# app-serving:charts:');
+    expect(start).toBeGreaterThan(0);
+    let end = start;
+    while (end < rewritten.length && rewritten[end]!.startsWith('#')) end += 1;
+    const stack = [...rewritten.slice(0, start), ...rewritten.slice(start, end).map((line) => line.replace(/^# ?/, '')), ...rewritten.slice(end)];
+    writeFileSync(join(scratch, 'apps/app-serving/Pulumi.trap.yaml'), stack.join('\n'));
+    const result = await run('app-serving validate --stack apps/app-serving/Pulumi.trap.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      `apps/app-serving/Pulumi.trap.yaml:${start + 1}: app-serving:charts: "app-serving:charts" is outside "config:" (at the top level of the file), where Pulumi and validate ignore it: indent it and its block by two spaces under "config:", as "  app-serving:charts:"\n`,
+    );
+  });
+
   it.each(all.filter((c) => !(c.command in SKIPPED)).map((c) => [`${c.file}:${c.line}`, c] as const))('%s runs as written', { timeout: 180_000 }, async (_where, c) => {
     const needsServer = c.command.includes(SAMPLE_BASE_URL);
     if (needsServer) baseUrl = await openAiServer(['random', 'sim-embeddings'], { echo: true, dimension: 384 });
