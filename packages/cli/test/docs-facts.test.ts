@@ -66,6 +66,13 @@ describe('facts of the docs', () => {
     expect(job.spec.activeDeadlineSeconds).toBeGreaterThan(verifyDeadlineSeconds);
   });
 
+  it('a stack snippet in the docs puts our keys under config:, never at the margin (where Pulumi ignores them)', () => {
+    const atMargin = docs.flatMap(([file, text]) =>
+      [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n').filter((line) => /^app-serving:/.test(line)).map((line) => `${file}: ${line}`)),
+    );
+    expect(atMargin).toEqual([]);
+  });
+
   it('model storage: every recovery that deletes an object by hand ends with pulumi up --refresh', () => {
     const rows = read('docs/model-storage.md').split('\n').filter((line) => line.startsWith('|') && /kubectl[^|]*delete/.test(line));
     expect(rows.length).toBeGreaterThan(0);
