@@ -5,7 +5,7 @@ export interface UpstreamEntry {
   readonly sha256: string;
   readonly chart?: { readonly oci?: string; readonly repo?: string; readonly name?: string; readonly version?: string };
   readonly contentSha256?: string;
-  readonly render?: { readonly chart: string; readonly version: string; readonly args?: readonly string[] };
+  readonly render?: { readonly chart: string; readonly version: string; readonly args?: readonly string[]; readonly templates?: readonly string[] };
   readonly documentsSha256?: string;
   readonly note?: string;
 }
@@ -18,6 +18,7 @@ export declare function cacheDir(env?: NodeJS.ProcessEnv, manifestPath?: string)
 export declare function sha256(data: string | Uint8Array): string;
 export declare function contentSha256(tgz: Uint8Array): Promise<string>;
 export declare function documentsSha256(text: string | Uint8Array): string;
+export declare function renderPlainTemplates(texts: readonly string[]): string | null;
 export declare function fetchEntry(entry: UpstreamEntry, options?: { env?: NodeJS.ProcessEnv }): Promise<{ data: Buffer; how: 'sha256' | 'content' | 'documents' }>;
 export declare function fetchUpstream(options?: { env?: NodeJS.ProcessEnv; manifestPath?: string; log?: (line: string) => void }): Promise<{ dir: string; failures: Array<{ path: string; message: string }> }>;
 export declare function pinFrom(folder: string, manifestPath?: string): Promise<void>;

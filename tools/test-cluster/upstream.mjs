@@ -13,8 +13,10 @@
 //     byte-identical to it. The published package (Helm repository or OCI registry) is accepted when
 //     its sha256 matches, or when its content does (`contentSha256`: every file's path and bytes);
 //     otherwise it is refused, naming the files that differ;
-//   - a `helm template` output (`render`): made with Helm on the PATH, accepted when its sha256 or
-//     its YAML documents (`documentsSha256`, comments and key order aside) match.
+//   - a `helm template` output (`render`): made from the chart's templates at the tag when they are
+//     plain YAML behind an `if` (no Helm needed), else with Helm on the PATH; accepted when its
+//     sha256 or its YAML documents (`documentsSha256`: comments and key and document order aside)
+//     match.
 // Nothing that fails its check is written to the cache. `APP_SERVING_UPSTREAM_MIRROR=<base URL>`
 // fetches `https://<host>/<path>` from `<base URL>/<host>/<path>` instead (a mirror; the tests use
 // it to serve the files from 127.0.0.1).
@@ -86,7 +88,10 @@ export async function contentSha256(tgz) {
   return sha256(files.sort().join('\n'));
 }
 
-/** A YAML stream's documents, comments and key order aside: the sha256 of their canonical JSON. */
+/**
+ * A YAML stream's documents as a set, comments, key order and document order aside (`helm template`
+ * orders documents by kind): the sha256 of their canonical JSON, sorted.
+ */
 export function documentsSha256(text) {
   const canonical = (value) =>
     Array.isArray(value)
@@ -95,7 +100,22 @@ export function documentsSha256(text) {
         ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])]))
         : value;
   const docs = parseAllDocuments(String(text)).map((d) => d.toJS({ maxAliasCount: -1 })).filter((d) => d !== null && d !== undefined);
-  return sha256(JSON.stringify(docs.map(canonical)));
+  return sha256(JSON.stringify(docs.map((d) => JSON.stringify(canonical(d))).sort()));
+}
+
+/**
+ * What `helm template` makes of a chart whose templates are plain YAML inside `{{- if … }}` …
+ * `{{- end }}` (the CRD charts of Envoy Gateway and Envoy AI Gateway): the templates without those
+ * lines. Null when a template holds any other template action (then only Helm can render it).
+ */
+export function renderPlainTemplates(texts) {
+  const out = [];
+  for (const text of texts) {
+    const lines = String(text).split('\n').filter((line) => !/^\s*\{\{-?\s*(if\b.*|end)\s*-?\}\}\s*$/.test(line));
+    if (lines.some((line) => line.includes('{{'))) return null;
+    out.push(lines.join('\n'));
+  }
+  return out.join('\n---\n');
 }
 
 /** `https://host/path` through the mirror, if one is set. */
@@ -175,9 +195,25 @@ export async function fetchEntry(entry, { env = process.env } = {}) {
     );
   }
   if (entry.render) {
-    const { chart, version, args = [] } = entry.render;
+    const { chart, version, args = [], templates = [] } = entry.render;
+    // Without Helm first: the chart's templates at the tag, when they are plain YAML behind an `if`.
+    // Only the checksum of the documents decides; Helm is the way when this does not match.
+    let withoutHelm = '';
+    if (templates.length > 0) {
+      try {
+        const rendered = renderPlainTemplates(await Promise.all(templates.map(async (url) => (await downloadOk(url, env)).toString('utf8'))));
+        if (rendered !== null && documentsSha256(rendered) === entry.documentsSha256) return { data: Buffer.from(rendered), how: 'documents' };
+        withoutHelm = rendered === null ? 'its templates hold more than an if' : 'its templates render other documents than the pinned file';
+      } catch (error) {
+        withoutHelm = error.message;
+      }
+    }
     const helm = spawnSync('helm', ['template', 'crds', chart, '--version', version, ...args], { encoding: 'buffer', env, maxBuffer: 256 * 1024 * 1024 });
-    if (helm.error) throw new Error(`made with \`helm template\` (${chart} ${version}), and Helm is not on the PATH: install Helm 3.8 or newer and run ${FETCH_COMMAND} again`);
+    if (helm.error) {
+      throw new Error(
+        `made with \`helm template\` (${chart} ${version})${withoutHelm ? ` and not from its templates (${withoutHelm})` : ''}, and Helm is not on the PATH: install Helm 3.8 or newer and run ${FETCH_COMMAND} again`,
+      );
+    }
     if (helm.status !== 0) throw new Error(`helm template ${chart} --version ${version} ${args.join(' ')} exited with ${helm.status}: ${helm.stderr.toString().trim().split('\n').slice(-3).join(' ')}`);
     const data = helm.stdout;
     if (sha256(data) === entry.sha256) return { data, how: 'sha256' };

@@ -85,6 +85,13 @@ function routes(): Map<string, () => { status?: number; headers?: Record<string,
         challenge,
       }));
       map.set(`/${host}/v2/${repository}/blobs/`, () => ({ body: blob(), challenge }));
+    } else if (entry.render?.templates && !entry.path.includes('ai-gateway')) {
+      // The chart's templates at the tag: plain YAML behind an `if` (here the pinned rendering in the
+      // first, the others empty). The AI Gateway's are not served: Helm renders that one.
+      entry.render.templates.forEach((url, i) => {
+        const body = () => `{{- if .Values.crds.enabled }}\n${i === 0 ? readFileSync(join(upstreamDir(), entry.path), 'utf8') : ''}\n{{- end }}\n`;
+        map.set(`/${url.replace('https://', '')}`, () => ({ body: body() }));
+      });
     }
   }
   return map;
@@ -117,7 +124,7 @@ beforeAll(async () => {
       const comment = f.path.includes('ai-gateway') ? `echo '# rendered by another Helm'; ` : '';
       return `  "template crds ${f.render!.chart} --version ${f.render!.version}${f.render!.args?.length ? ` ${f.render!.args.join(' ')}` : ''}") ${comment}cat '${join(upstreamDir(), f.path)}' ;;`;
     });
-  writeFileSync(join(bin, 'helm'), `#!/bin/sh\ncase "$*" in\n${cases.join('\n')}\n  *) echo "unexpected: helm $*" >&2; exit 1 ;;\nesac\n`);
+  writeFileSync(join(bin, 'helm'), `#!/bin/sh\necho "$*" >> '${join(scratch, 'helm.log')}'\ncase "$*" in\n${cases.join('\n')}\n  *) echo "unexpected: helm $*" >&2; exit 1 ;;\nesac\n`);
   chmodSync(join(bin, 'helm'), 0o755);
 });
 
@@ -151,7 +158,7 @@ describe('npm run fetch-upstream', () => {
     expect(first.stdout).toBe(`${dir}\n`);
     expect(first.code).toBe(0);
     const accepted = JSON.parse(readFileSync(join(dir, '.accepted.json'), 'utf8')) as Record<string, string>;
-    const expected = Object.fromEntries(files.map((f) => [f.path, f.chart?.repo ? 'content' : f.path.includes('ai-gateway') ? 'documents' : 'sha256']));
+    const expected = Object.fromEntries(files.map((f) => [f.path, f.chart?.repo ? 'content' : f.render ? 'documents' : 'sha256']));
     expect(accepted).toEqual(expected);
     for (const entry of files) {
       const data = readFileSync(join(dir, entry.path));
@@ -162,6 +169,8 @@ describe('npm run fetch-upstream', () => {
     // The registries were asked for a token first.
     expect(requests).toContain('/registry.k8s.io/token');
     expect(requests).toContain('/ghcr.io/token');
+    // Helm ran only for the chart whose templates could not be had; the others came from their templates.
+    expect(readFileSync(join(scratch, 'helm.log'), 'utf8')).toBe('template crds oci://docker.io/envoyproxy/ai-gateway-crds-helm --version v1.1.0\n');
     // A clone with no ../shared beside it reads the cache.
     expect(locateUpstream({ env: { APP_SERVING_UPSTREAM_CACHE: cache }, projectRoot: join(scratch, 'no-shared', 'app-serving') })).toEqual({ dir, source: 'cache' });
     // A second run fetches nothing.
