@@ -260,7 +260,12 @@ export async function fetchUpstream({ env = process.env, manifestPath = MANIFEST
   // The cache serves the tests from its first checked file on (a missing one is named when read).
   if (Object.keys(record).length > 0) writeFileSync(accepted, `${JSON.stringify(Object.fromEntries(Object.entries(record).sort()), null, 2)}\n`);
   log(`upstream: ${done} fetched, ${files.length - done - failures.length} already in ${dir}, ${failures.length} failed`);
-  for (const f of failures.sort((a, b) => (a.path < b.path ? -1 : 1))) log(`  ${f.path}: ${f.message}`);
+  if (done === 0 && failures.length > 1 && failures.every((f) => f.message.includes('fetch failed'))) {
+    // Nothing could be reached at all: one line, not one per file.
+    log(`  no file could be downloaded (${failures.find((f) => f.message.startsWith('fetch failed'))?.message ?? failures[0].message}, …): no internet access here? Run ${FETCH_COMMAND} on a machine that has it, or put a checkout of shared/upstream beside the clone (../shared/upstream), or set APP_SERVING_UPSTREAM`);
+  } else {
+    for (const f of failures.sort((a, b) => (a.path < b.path ? -1 : 1))) log(`  ${f.path}: ${f.message}`);
+  }
   return { dir, failures };
 }
 

@@ -133,10 +133,11 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-function fetchUpstream(cache: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function fetchUpstream(cache: string, from = mirror, withHelm = true): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SCRIPT], {
-      env: { PATH: `${join(scratch, 'bin')}:${process.env.PATH}`, HOME: scratch, APP_SERVING_UPSTREAM_CACHE: cache, APP_SERVING_UPSTREAM_MIRROR: mirror },
+      // Without the stub, an empty PATH: no Helm at all, whatever this machine has installed.
+      env: { PATH: withHelm ? `${join(scratch, 'bin')}:${process.env.PATH}` : join(scratch, 'empty'), HOME: scratch, APP_SERVING_UPSTREAM_CACHE: cache, APP_SERVING_UPSTREAM_MIRROR: from },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -149,6 +150,26 @@ function fetchUpstream(cache: string): Promise<{ code: number | null; stdout: st
 }
 
 describe('npm run fetch-upstream', () => {
+  it('with nothing reachable, says so in one line, not one per file, and writes no cache', { timeout: 300_000 }, async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const cache = join(scratch, 'cache-offline');
+    const run = await fetchUpstream(cache, `http://127.0.0.1:${closed}`, false);
+    const dir = cacheDir({ APP_SERVING_UPSTREAM_CACHE: cache });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toBe(`upstream: 0 fetched, 0 already in ${dir}, ${files.length} failed`);
+    expect(lines[1]).toMatch(/^ {2}no file could be downloaded \(fetch failed \(.*ECONNREFUSED.*\), …\): no internet access here\? Run npm run fetch-upstream on a machine that has it, or put a checkout of shared\/upstream beside the clone \(\.\.\/shared\/upstream\), or set APP_SERVING_UPSTREAM$/);
+    expect(existsSync(join(dir, '.accepted.json'))).toBe(false);
+  });
+
   it('fetches every pinned file into the cache, checks each checksum, and the cache then serves the tests', { timeout: 300_000 }, async () => {
     broken = new Set();
     const cache = join(scratch, 'cache');
