@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs every project's tests through Nx, then prints one total over all of them.
-// CI reads only the last line: "N passed, N failed". The exit code is non-zero when any
-// test failed, any test file failed to load, or a project produced no report at all.
+// Runs every project's tests through Nx, and the type check of every project (vitest does not
+// type-check), then prints one total over all of them: each test counts once, and so does each
+// project's type check. CI reads only the last line: "N passed, N failed". The exit code is non-zero
+// when any test or type check failed, any test file failed to load, or a project produced no report.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -21,6 +22,16 @@ if (listed.status !== 0) {
   process.exit(1);
 }
 const projects = JSON.parse(listed.stdout).sort();
+
+// The upstream files the tests read (tools/test-cluster/upstream.json): ../shared/upstream when it is
+// beside the project, else the cache that tools/test-cluster/upstream.mjs fills on a machine with
+// internet, checking every checksum. With neither, nothing can pass: say so once, and stop.
+const upstream = spawnSync(process.execPath, [join(root, 'tools', 'test-cluster', 'upstream.mjs'), '--if-missing'], { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+if (upstream.status !== 0 && !upstream.stdout.trim()) {
+  console.log('the upstream test data is missing and could not be fetched (see above): run `npm run fetch-upstream` on a machine with internet');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 // What the tests run besides Node, built from Go modules once and cached outside the work tree,
 // before the projects' tests start in parallel. The builds run side by side (each caches its own
@@ -61,9 +72,25 @@ const run = spawnSync(nx, ['run-many', '-t', 'test', '--outputStyle=static', ...
   stdio: 'inherit',
 });
 
+// The type check: `nx run-many -t typecheck`, one result per project (a project whose check did not
+// run because one it depends on failed counts as failed too).
+const typechecked = spawnSync(nx, ['show', 'projects', '--with-target', 'typecheck', '--json'], { cwd: root, env, encoding: 'utf8' });
+const typecheckProjects = typechecked.status === 0 ? JSON.parse(typechecked.stdout).sort() : projects;
+const typecheck = spawnSync(nx, ['run-many', '-t', 'typecheck', '--outputStyle=static', '--nxBail=false'], { cwd: root, env: { ...env, FORCE_COLOR: '0' }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+process.stdout.write(typecheck.stdout ?? '');
+process.stderr.write(typecheck.stderr ?? '');
+const typecheckResults = typecheckOutcome(typecheckProjects, `${typecheck.stdout ?? ''}\n${typecheck.stderr ?? ''}`, typecheck.status);
+
 let passed = 0;
 let failed = 0;
 const problems = [];
+for (const { project, ok, problem } of typecheckResults) {
+  if (ok) passed += 1;
+  else {
+    failed += 1;
+    problems.push(problem);
+  }
+}
 for (const project of projects) {
   const file = join(reports, `${project.replace(/^@app-serving\//, '').replace(/[/@]/g, '-')}.json`);
   if (!existsSync(file)) {
@@ -86,3 +113,47 @@ for (const project of projects) {
 for (const problem of problems) console.log(problem);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(run.status === 0 && failed === 0 ? 0 : 1);
+
+/**
+ * Each project's type check from the static output of `nx run-many -t typecheck`: Nx lists every
+ * failed task under "Failed tasks:" and every task it did not run under "Tasks not run because …".
+ * A failure names the TypeScript errors of that project's section of the output.
+ */
+function typecheckOutcome(projectNames, output, status) {
+  // eslint-disable-next-line no-control-regex
+  const text = output.replace(/\u001b\[[0-9;]*m/g, '');
+  const listed = (title) => {
+    const at = text.indexOf(title);
+    if (at < 0) return new Set();
+    const ids = [];
+    for (const line of text.slice(at + title.length).split('\n').slice(1)) {
+      const match = /^\s*-\s+(\S+)$/.exec(line);
+      if (match) ids.push(match[1]);
+      else if (line.trim() && ids.length > 0) break;
+    }
+    return new Set(ids);
+  };
+  const failedTasks = [...listed('Failed tasks:')];
+  const notRun = listed('Tasks not run because');
+  const sections = text.split(/^> nx run /m);
+  const errorsOf = (id) =>
+    (sections.find((section) => section.startsWith(`${id}`)) ?? '')
+      .split('\n')
+      .filter((line) => /error TS\d+/.test(line))
+      .map((line) => line.trim());
+  return projectNames.map((project) => {
+    const id = `${project}:typecheck`;
+    // A failed task of the project itself (its typecheck, or the build its check needs): its errors.
+    const own = failedTasks.filter((task) => task.startsWith(`${project}:`));
+    if (own.length > 0) {
+      const errors = own.flatMap(errorsOf);
+      const shown = errors.length > 0 ? `${errors.slice(0, 10).join('\n    ')}${errors.length > 10 ? `\n    … ${errors.length - 10} more` : ''}` : 'see the output above';
+      return { project, ok: false, problem: `${project}: type check failed (${own.join(', ')}):\n    ${shown}` };
+    }
+    if (notRun.has(id)) return { project, ok: false, problem: `${project}: not type-checked: ${failedTasks.join(', ') || 'a task it depends on'} failed` };
+    const ran = sections.some((section) => section.startsWith(id));
+    if (ran && status === 0) return { project, ok: true };
+    if (ran && failedTasks.length > 0) return { project, ok: true };
+    return { project, ok: false, problem: `${project}: type check did not run (nx exited with ${status}; see the output above)` };
+  });
+}

@@ -54,6 +54,19 @@ function perModel(resources: readonly RecordedResource[]): Record<string, number
   return Object.fromEntries(models.map((m) => [m.name.replace(/^app-serving-/, ''), count(m.urn)]));
 }
 
+describe('the README', () => {
+  it('lists every output of every kind of model (llm-d generative and embedder, KServe), and nothing else', async () => {
+    const keys = new Set<string>();
+    for (const stack of ['cloud', 'kserve']) for (const model of Object.values((await runProgram(stack)).models)) for (const key of Object.keys(model)) keys.add(key);
+    const readme = readFileSync(join(APP, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Outputs'), readme.indexOf('\n## ', readme.indexOf('## Outputs') + 1));
+    // The bullet list, without its remarks in parentheses.
+    const bullets = section.split('\n- ').slice(1).join(' ').split('\n\n')[0]!.replace(/\([^)]*\)/g, '');
+    const listed = new Set([...bullets.matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+    expect([...listed].sort()).toEqual([...keys].sort());
+  });
+});
+
 describe('the app-serving program', () => {
   it('example (on-prem, Harbor): both models, with storage and pull secrets', async () => {
     const run = await runProgram('example');

@@ -60,7 +60,7 @@ describe('the code cache of the built command', () => {
     const second = await cli(STACK, { env: { APP_SERVING_CODE_CACHE: dir } });
     expect(second).toEqual(plain);
     for (const [name, file] of cacheFiles(dir)) expect(statSync(file).mtimeMs, name).toBe(written.get(name));
-  }, 60_000);
+  }, 180_000);
 
   it('a damaged cache is refused by V8 and written again; the output stays the same', async () => {
     const dir = join(scratch, 'damaged');
@@ -70,7 +70,7 @@ describe('the code cache of the built command', () => {
     for (const file of cacheFiles(dir).values()) writeFileSync(file, garbage);
     expect(await cli(STACK, { env: { APP_SERVING_CODE_CACHE: dir } })).toEqual(plain);
     for (const file of cacheFiles(dir).values()) expect(readFileSync(file).equals(garbage), file).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('what an earlier build left is removed when the cache is written', async () => {
     const dir = join(scratch, 'stale');
@@ -84,20 +84,20 @@ describe('the code cache of the built command', () => {
     rmSync(files.get(context)!);
     await cli(STACK, { env: { APP_SERVING_CODE_CACHE: dir } });
     expect([...cacheFiles(dir).keys()].sort()).toEqual([...files.keys()].sort());
-  }, 60_000);
+  }, 180_000);
 
   it('a cache that cannot be written costs nothing but the cache', async () => {
     const blocked = join(scratch, 'a-file');
     writeFileSync(blocked, '');
     const plain = await cli(STACK, { env: { APP_SERVING_CODE_CACHE: 'off' } });
     expect(await cli(STACK, { env: { APP_SERVING_CODE_CACHE: blocked } })).toEqual(plain);
-  }, 60_000);
+  }, 180_000);
 
   it('off writes nothing', async () => {
     const home = join(scratch, 'home');
     await cli(STACK, { env: { HOME: home, APP_SERVING_CODE_CACHE: 'off' } });
     expect(() => readdirSync(home)).toThrow();
-  }, 60_000);
+  }, 180_000);
 
   it('the bundle holds no import(): code compiled from a cache cannot run one on Node 20', () => {
     const bundle = join(CLI_ROOT, 'dist', 'cli');

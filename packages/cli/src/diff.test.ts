@@ -54,7 +54,7 @@ const SIDES = {
   head: { ref: null, commit: null, stack: 'head/Pulumi.t.yaml', exists: true },
 };
 
-describe('diff: each kind of change, exact JSON and exit code', { timeout: 60_000 }, () => {
+describe('diff: each kind of change, exact JSON and exit code', { timeout: 180_000 }, () => {
   it('nothing changed: exit 0, no models, nothing to do', async () => {
     const { code, json } = await diffFiles(revision('base'), revision('head'));
     expect(code).toBe(0);
@@ -364,7 +364,7 @@ describe('diff: each kind of change, exact JSON and exit code', { timeout: 60_00
   });
 });
 
-describe('diff: formats and usage', { timeout: 60_000 }, () => {
+describe('diff: formats and usage', { timeout: 180_000 }, () => {
   it('prints a markdown table for a pull-request comment, and text for a terminal', async () => {
     const dir = fixtureRepo({ ...revision('base'), ...revision('head', { models: ['Gen', 'Two'] }, { ms: msValues('harbor.example.com/llm-d/llm-d-inference-sim:v0.10.3') }) });
     const args = ['diff', '--base-stack', 'base/Pulumi.t.yaml', '--stack', 'head/Pulumi.t.yaml'];
@@ -424,7 +424,7 @@ describe('diff: formats and usage', { timeout: 60_000 }, () => {
   });
 });
 
-describe('diff --base <git-ref>', { timeout: 60_000 }, () => {
+describe('diff --base <git-ref>', { timeout: 180_000 }, () => {
   function git(cwd: string, ...args: string[]): string {
     const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
@@ -490,5 +490,12 @@ describe('diff --base <git-ref>', { timeout: 60_000 }, () => {
     const missing = await cli(['diff', '--base', 'no-such-branch', '--stack', 'Pulumi.t.yaml'], { cwd: repo });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--base no-such-branch: no such commit, branch or tag');
+    expect(missing.stderr).toContain('(fetch it first, e.g. `git fetch origin no-such-branch`;');
+    // A remote-tracking ref: the remote's branch is fetched by its own name, not as "origin/…".
+    expect(spawnSync('git', ['remote', 'add', 'origin', 'https://example.com/app-serving.git'], { cwd: repo }).status).toBe(0);
+    const remote = await cli(['diff', '--base', 'origin/nope', '--stack', 'Pulumi.t.yaml'], { cwd: repo });
+    expect(remote.code).toBe(2);
+    expect(remote.stderr).toContain('--base origin/nope: no such commit, branch or tag');
+    expect(remote.stderr).toContain('(fetch it first, e.g. `git fetch origin nope`;');
   });
 });

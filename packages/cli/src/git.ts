@@ -48,7 +48,7 @@ export function resolveCommit(top: string, ref: string, option: string): string 
   const out = git(top, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
   if (out.status !== 0 || !/^[0-9a-f]{40,64}$/.test(out.stdout)) {
     // The hint is a command to paste: the ref is quoted for the shell, whatever it holds.
-    throw new UsageError(`${option} ${ref}: no such commit, branch or tag in ${top} (fetch it first, e.g. \`${shellCommand(['git', 'fetch', 'origin', ref])}\`; CI checkouts are often shallow: fetch-depth: 0)`);
+    throw new UsageError(`${option} ${ref}: no such commit, branch or tag in ${top} (fetch it first, e.g. \`${fetchCommand(top, ref)}\`; CI checkouts are often shallow: fetch-depth: 0)`);
   }
   return out.stdout;
 }
@@ -58,6 +58,15 @@ interface ObjectInfo {
   readonly type: string;
   readonly size: number;
   readonly oid: string;
+}
+
+/** How to fetch a ref: `origin/main` is branch `main` of the remote `origin` (`git fetch origin main`). */
+function fetchCommand(top: string, ref: string): string {
+  const slash = ref.indexOf('/');
+  const remotes = git(top, ['remote']).stdout.split('\n').filter(Boolean);
+  // A command to paste: every part quoted for the shell, whatever the ref holds.
+  if (slash > 0 && remotes.includes(ref.slice(0, slash))) return shellCommand(['git', 'fetch', ref.slice(0, slash), ref.slice(slash + 1)]);
+  return shellCommand(['git', 'fetch', remotes.includes('origin') || remotes.length === 0 ? 'origin' : remotes[0]!, ref]);
 }
 
 /**

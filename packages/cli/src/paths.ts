@@ -1,5 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { expandHome } from '@app-serving/core';
 import { UsageError } from './errors.ts';
 
 /**
@@ -17,6 +19,13 @@ export function checkWritableFile(flag: string, file: string): void {
   } catch {
     throw new UsageError(`${flag} ${JSON.stringify(file)}: cannot write there (permission denied)`);
   }
+}
+
+/** Checks, before any work, that an input file given by a flag (`~/` expanded) is there: a usage error (exit 2) otherwise. */
+export function checkExistingFile(flag: string, file: string): void {
+  const path = expandHome(file, homedir());
+  if (!existsSync(path)) throw new UsageError(`${flag} ${JSON.stringify(file)}: no such file`);
+  if (statSync(path).isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(file)}: is a folder; give a file`);
 }
 
 /** Checks, before any work, that `dir` is a folder that can be written, or can be created. */

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cli, fixtureRepo } from '../test/run-cli.ts';
@@ -53,6 +53,15 @@ describe('render', () => {
     expect(readFileSync(join(out, service), 'utf8')).toContain('kind: LLMInferenceService');
     expect(readdirSync(out).join('\n')).not.toContain('placeholder');
   });
+
+  it('--out under a folder that does not exist is a usage error (exit 2), and nothing is created', async () => {
+    const dir = fixtureRepo({});
+    const out = join(dir, 'missing', 'rendered');
+    const result = await cli(['render', '--stack', 'apps/app-serving/Pulumi.kserve.yaml', '--out', out]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--out "${out}": the folder ${join(dir, 'missing')} does not exist (render creates only the last folder)`);
+    expect(existsSync(join(dir, 'missing'))).toBe(false);
+  });
 });
 
 describe('verify --base-url', () => {
@@ -86,6 +95,15 @@ describe('verify --base-url', () => {
   it('exits 2 on an unknown model or a bad duration', async () => {
     expect((await cli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', 'http://127.0.0.1:9', '--model', 'Nope'])).code).toBe(2);
     expect((await cli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', 'http://127.0.0.1:9', '--timeout', 'soon'])).code).toBe(2);
+  });
+
+  it('a --kubeconfig file that is not there is a usage error (exit 2), for verify and preflight', async () => {
+    const dir = fixtureRepo({});
+    for (const command of ['verify', 'preflight']) {
+      const result = await cli([command, '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--kubeconfig', join(dir, 'nope.yaml')]);
+      expect(result.code, command).toBe(2);
+      expect(result.stderr, command).toContain(`--kubeconfig "${join(dir, 'nope.yaml')}": no such file`);
+    }
   });
 
   it('exits 1 when no kubeconfig can be found', async () => {

@@ -2,9 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openAiServer } from './openai-server.ts';
 import { collect, REPO_ROOT, type CliResult } from './run-cli.ts';
+import { userDocs } from './docs-files.ts';
 
 /**
  * The documentation, run as a user would follow it: every command of the `sh` blocks of the
@@ -188,7 +190,7 @@ describe('the documentation, followed word by word', () => {
     () => undefined,
   );
 
-  it("the README's stack example validates, with no warning (its Harbor is the -rke2 values' Harbor)", { timeout: 60_000 }, async () => {
+  it("the README's stack example validates, with no warning (its Harbor is the -rke2 values' Harbor)", { timeout: 180_000 }, async () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     const example = /```yaml\n(config:\n[\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
@@ -197,7 +199,26 @@ describe('the documentation, followed word by word', () => {
     expect(JSON.parse(result.stdout)).toEqual({ ok: true, stack: 'apps/app-serving/Pulumi.readme.yaml', models: ['Qwen3-0.6B-rke2'], issues: [], warnings: [] });
   });
 
-  it.each(all.filter((c) => !(c.command in SKIPPED)).map((c) => [`${c.file}:${c.line}`, c] as const))('%s runs as written', { timeout: 60_000 }, async (_where, c) => {
+  it("the stack template's trap: a block uncommented after `pulumi config set` moved it to the margin is reported with its line", { timeout: 180_000 }, async () => {
+    // What Pulumi leaves of the template after `pulumi config set`: its comment lines at the margin.
+    const rewritten = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.TEMPLATE.yaml'), 'utf8')
+      .split('\n')
+      .map((line) => (line.trimStart().startsWith('#') ? line.trimStart() : line));
+    // Then the user uncomments the charts block, as the template invites.
+    const start = rewritten.indexOf('# app-serving:charts:');
+    expect(start).toBeGreaterThan(0);
+    let end = start;
+    while (end < rewritten.length && rewritten[end]!.startsWith('#')) end += 1;
+    const stack = [...rewritten.slice(0, start), ...rewritten.slice(start, end).map((line) => line.replace(/^# ?/, '')), ...rewritten.slice(end)];
+    writeFileSync(join(scratch, 'apps/app-serving/Pulumi.trap.yaml'), stack.join('\n'));
+    const result = await run('app-serving validate --stack apps/app-serving/Pulumi.trap.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      `apps/app-serving/Pulumi.trap.yaml:${start + 1}: app-serving:charts: "app-serving:charts" is outside "config:" (at the top level of the file), where Pulumi and validate ignore it: indent it and its block by two spaces under "config:", as "  app-serving:charts:"\n`,
+    );
+  });
+
+  it.each(all.filter((c) => !(c.command in SKIPPED)).map((c) => [`${c.file}:${c.line}`, c] as const))('%s runs as written', { timeout: 180_000 }, async (_where, c) => {
     const needsServer = c.command.includes(SAMPLE_BASE_URL);
     if (needsServer) baseUrl = await openAiServer(['random', 'sim-embeddings'], { echo: true, dimension: 384 });
     const result = await run(needsServer ? c.command.split(SAMPLE_BASE_URL).join(baseUrl) : c.command);
@@ -219,5 +240,41 @@ describe('the documentation, followed word by word', () => {
       if (!shown.includes(expected) && process.env.APP_SERVING_DOCS_ACTUAL) writeFileSync(process.env.APP_SERVING_DOCS_ACTUAL, `${c.file}:${c.line}\n${result.stdout}---stderr---\n${result.stderr}`, { flag: 'a' });
       expect(shown.includes(expected) ? expected : shown[1]).toBe(expected);
     }
+  });
+});
+
+describe('the TypeScript of the docs', () => {
+  // Each ```ts block, alone: a fragment may use names of earlier blocks (those errors are not
+  // checked), but none may have a syntax or grammar error, such as an `export` inside an `if` (TS1184).
+  const blocks = userDocs().flatMap((file) => {
+    const lines = readFileSync(join(REPO_ROOT, file), 'utf8').split('\n');
+    const found: Array<{ where: string; code: string }> = [];
+    for (let i = 0; i < lines.length; i += 1) {
+      if (!/^\s*```(ts|typescript)\s*$/.test(lines[i]!)) continue;
+      const start = i + 1;
+      let end = start;
+      while (end < lines.length && !/^\s*```\s*$/.test(lines[end]!)) end += 1;
+      found.push({ where: `${file}:${start + 1}`, code: lines.slice(start, end).join('\n') });
+      i = end;
+    }
+    return found;
+  });
+
+  it('finds the blocks', () => {
+    expect(blocks.length).toBeGreaterThan(10);
+  });
+
+  it.each(blocks.map((b) => [b.where, b] as const))('%s has no syntax or grammar error', (_where, block) => {
+    const file = '/block.ts';
+    const host = ts.createCompilerHost({});
+    host.getSourceFile = (name, version) => (name === file ? ts.createSourceFile(name, block.code, version, true) : undefined);
+    host.fileExists = (name) => name === file;
+    host.readFile = (name) => (name === file ? block.code : undefined);
+    const program = ts.createProgram([file], { noLib: true, types: [], noResolve: true, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 }, host);
+    const source = program.getSourceFile(file)!;
+    const errors = [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+      .filter((d) => d.code < 2000)
+      .map((d) => `TS${d.code} line ${source.getLineAndCharacterOfPosition(d.start ?? 0).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`);
+    expect(errors).toEqual([]);
   });
 });

@@ -125,8 +125,12 @@ export const LIMITS = {
  * list them; a test holds the docs and the GAIE CRDs to these facts).
  */
 export const CLUSTER_REQUIREMENTS = {
-  /** The routing proxy of llm-d-modelservice is a sidecar init container (`restartPolicy: Always`). */
-  kubernetes: '1.29',
+  /**
+   * The floor of both: Istio 1.28 supports Kubernetes 1.30 to 1.34 (istio.io's support status of
+   * Istio releases); the routing proxy of llm-d-modelservice is a sidecar init container
+   * (`restartPolicy: Always`, Kubernetes ≥ 1.29).
+   */
+  kubernetes: '1.30',
   /** Istio serves the Gateway and the InferencePool (`ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true`). */
   istio: '1.28',
   /** GAIE v1.2.0 CRDs: the pool, and the objectives its EPP watches (`controller_manager.go`). */

@@ -17,6 +17,7 @@ export type IssueCode =
   | 'file.too-large'
   | 'config.invalid'
   | 'config.unknown-key'
+  | 'config.misplaced-key'
   | 'config.missing-key'
   | 'config.not-secret'
   | 'config.missing-credential'

@@ -114,7 +114,7 @@ export type { ChartRefProblem, LocalChart } from './charts.ts';
 // The plan
 export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
 export type { DeploymentPlan, ModelPlan, LlmdModelPlan, PlanOptions } from './plan.ts';
-export { preflightChecks, gpuRequest, LLMD_CRDS, KSERVE_CRDS, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
+export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
 export type { PreflightCheck, PreflightCheckType, PreflightSeverity, CrdRequirement } from './preflight.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec } from './kserve/plan.ts';
 export {

@@ -82,7 +82,7 @@ describe('the CRDs preflight asks for exist upstream as we ask for them', () => 
     expect(version?.served, `${crd.kind} ${crd.version} served`).toBe(true);
     for (const field of crd.fields ?? []) {
       let schema = version.schema.openAPIV3Schema;
-      for (const key of field) schema = schema?.properties?.[key];
+      for (const key of field) schema = key === '[]' ? schema?.items : schema?.properties?.[key];
       expect(schema, `${crd.kind} ${field.join('.')}`).toBeDefined();
     }
   });

@@ -37,7 +37,10 @@ export interface CrdRequirement {
   readonly kind: string;
   readonly plural: string;
   readonly version: string;
-  /** Paths (under the version's `openAPIV3Schema`) of fields the stack sets that older versions lack. */
+  /**
+   * Paths (under the version's `openAPIV3Schema`) of fields that older versions lack: fields the
+   * stack sets, or one that tells the supported release from an older one. `[]` steps into a list's items.
+   */
   readonly fields?: readonly (readonly string[])[];
 }
 
@@ -91,19 +94,27 @@ export const LLMD_CRDS: readonly CrdRequirement[] = [
 ];
 
 /**
- * CRDs of KServe models. `scaling` on the LLMInferenceService spec exists from v0.18 on (the
- * versions of {@link KSERVE_SUPPORTED_VERSIONS}); the pool KServe creates is GAIE's v1.
+ * CRDs of KServe models; the pool KServe creates is GAIE's v1. The LLMInferenceService schema
+ * tells v0.18 (the versions of {@link KSERVE_SUPPORTED_VERSIONS}) from v0.17: the only field v0.18.0
+ * added to it is `spec.router.gateway.refs[].sectionName` (kserve/kserve, `git diff v0.17.1 v0.18.0 --
+ * config/crd/full/llmisvc/serving.kserve.io_llminferenceservices.yaml`). `spec.scaling`, which the
+ * stack sets, is in both.
  */
 export const KSERVE_CRDS: readonly CrdRequirement[] = [
   { group: GATEWAY_API, kind: 'Gateway', plural: 'gateways', version: 'v1' },
   { group: GATEWAY_API, kind: 'GatewayClass', plural: 'gatewayclasses', version: 'v1' },
   { group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' },
   { group: 'inference.networking.k8s.io', kind: 'InferencePool', plural: 'inferencepools', version: 'v1' },
-  { group: KSERVE_API.group, kind: 'LLMInferenceService', plural: KSERVE_API.plural, version: KSERVE_API.version, fields: [['spec', 'scaling']] },
+  { group: KSERVE_API.group, kind: 'LLMInferenceService', plural: KSERVE_API.plural, version: KSERVE_API.version, fields: [['spec', 'scaling'], ['spec', 'router', 'gateway', 'refs', '[]', 'sectionName']] },
   { group: KSERVE_API.group, kind: 'LLMInferenceServiceConfig', plural: 'llminferenceserviceconfigs', version: KSERVE_API.version },
 ];
 
 const crdName = (c: CrdRequirement) => `${c.plural}.${c.group}`;
+
+/** A CRD field path as people write it: `spec.router.gateway.refs[].sectionName`. */
+export function formatCrdField(field: readonly string[]): string {
+  return field.join('.').replaceAll('.[]', '[]');
+}
 
 /**
  * Every check preflight runs for a plan, in a stable order: cluster, CRDs and classes, per-model
@@ -129,13 +140,13 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
     type: 'kubernetes-version',
     min: CLUSTER_REQUIREMENTS.kubernetes,
     title: `Kubernetes ≥ ${CLUSTER_REQUIREMENTS.kubernetes}`,
-    fix: `upgrade the cluster to Kubernetes ${CLUSTER_REQUIREMENTS.kubernetes} or newer (the routing proxy runs as a sidecar init container, restartPolicy: Always)`,
+    fix: `upgrade the cluster to Kubernetes ${CLUSTER_REQUIREMENTS.kubernetes} or newer (Istio ${CLUSTER_REQUIREMENTS.istio} supports 1.30 to 1.34; the routing proxy runs as a sidecar init container)`,
   });
 
   for (const model of models) {
     const crds = model.platform === 'llm-d' ? LLMD_CRDS : KSERVE_CRDS;
     for (const crd of crds) {
-      const fields = crd.fields?.map((f) => f.join('.')) ?? [];
+      const fields = crd.fields?.map(formatCrdField) ?? [];
       add(model, {
         id: `crd:${crdName(crd)}`,
         type: 'crd',
@@ -276,7 +287,7 @@ function crdFix(crd: CrdRequirement, platform: ModelPlan['platform']): string {
     case ISTIO_TELEMETRY:
       return `install Istio ≥ ${CLUSTER_REQUIREMENTS.istio} (its base chart installs ${crd.kind})`;
     case KSERVE_API.group:
-      return `install KServe ${KSERVE_SUPPORTED_VERSIONS.join(' or ')} (kserve-llmisvc-crd chart)${crd.fields ? `: older versions lack ${crd.fields.map((f) => f.join('.')).join(', ')}` : ''}`;
+      return `install KServe ${KSERVE_SUPPORTED_VERSIONS.join(' or ')} (kserve-llmisvc-crd chart)${crd.fields ? `: older versions lack ${crd.fields.map(formatCrdField).join(', ')}` : ''}`;
     default:
       return platform === 'kserve'
         ? 'install the GAIE v1.2 CRDs (the KServe chart installs the InferencePool CRDs)'

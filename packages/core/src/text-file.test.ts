@@ -11,7 +11,6 @@ import { decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile }
 describe('huge and binary files are refused before they are parsed', () => {
   it('a stack file over 1 MiB: one issue, no parse', () => {
     const dir = tempRepo({ 'Pulumi.big.yaml': `config:\n  x: "${'a'.repeat(MAX_STACK_FILE_BYTES)}"\n` });
-    const started = performance.now();
     const error = (() => {
       try {
         loadStackFile(join(dir, 'Pulumi.big.yaml'), 'Pulumi.big.yaml');
@@ -24,7 +23,6 @@ describe('huge and binary files are refused before they are parsed', () => {
     expect(issues).toHaveLength(1);
     expect(issues[0]!.code).toBe('file.too-large');
     expect(issues[0]!.message).toMatch(/^the stack file is larger than 1 MiB \(\d+ bytes\)/);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('a binary stack file: one issue', () => {

@@ -29,7 +29,7 @@ describe('checkSignal survives garbage collection', () => {
     gc();
     await new Promise((r) => setImmediate(r));
     gc();
-    const took = await abortedWithin(signal, 3000);
+    const took = await abortedWithin(signal, 60_000);
     expect(took).not.toBeNull();
     expect(abortKind(signal)).toBe('timeout');
   });
@@ -54,16 +54,14 @@ describe('checkSignal survives garbage collection', () => {
 
   it('a check against a server that never answers ends at --timeout, not at the deadline, despite GC', async () => {
     const server = await startModelServer({ routes: { 'GET /v1/models': hang } });
+    // The deadline never fires by itself: only the 300 ms timeout can end the check (the test's
+    // timeout guards a hang; the message names the 300 ms).
     const deadline = new AbortController();
-    const started = performance.now();
     const pending = checkModels({ url: server.url }, 'test-model', { timeoutMs: 300, signal: deadline.signal });
     gc();
-    const guard = setTimeout(() => deadline.abort(new Error('deadline')), 10_000);
     const result = await pending;
-    clearTimeout(guard);
     gc();
     expect(result.status).toBe('fail');
-    expect(result.message).toMatch(/timed out|no answer within/);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(result.message).toMatch(/no answer within 300 ms|timed out after 300 ms/);
   });
 });

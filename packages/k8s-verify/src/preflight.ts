@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { parse as parseYaml } from 'yaml';
-import { preflightChecks, GPU_RESOURCE, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
+import { preflightChecks, formatCrdField, GPU_RESOURCE, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
 import { ApiError, KubeApi } from './api.ts';
 import { bounded, clip } from './bounded.ts';
 import { DeadlineError, abortKind, checkSignal, formatMs } from './clock.ts';
@@ -114,7 +114,7 @@ export async function runPreflight(plan: DeploymentPlan, options: PreflightOptio
   let redactor = new Redactor([]);
   try {
     if (!reader) {
-      const resolved = await loadKubeconfig({ ...options, stackKubeconfig: plan.kubeconfig, signal: run.signal });
+      const resolved = await loadKubeconfig({ ...options, stackKubeconfig: plan.kubeconfig, signal: run.signal, command: 'preflight' });
       redactor = new Redactor(resolved.secrets);
       target = { source: resolved.source, context: resolved.context, server: clip(resolved.kubeConfig.getCurrentCluster()?.server ?? '', 500) || null };
       reader = await createPreflightReader(resolved.kubeConfig, resolved.secrets);
@@ -181,6 +181,8 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
   const started = performance.now();
   const signal = checkSignal(timeoutMs, parent);
   let outcome: Outcome;
+  // A check that could not look has the fix of what stopped it, not its own ("install the CRDs").
+  let fix = check.fix;
   try {
     outcome = await Promise.race([evaluate(check, ctx, signal), aborted(signal)]);
   } catch (error) {
@@ -194,6 +196,7 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
     else message = `the API server's answer cannot be read as a Kubernetes object (${clip(error instanceof Error ? error.message : String(error), 200)})`;
     if (kind === 'timeout' || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
     outcome = { status: 'fail', message };
+    fix = errorFix(kind, error, timeoutMs);
   }
   const failed = outcome.status === 'fail';
   return {
@@ -204,9 +207,34 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
     severity: check.severity,
     models: check.models,
     message: outcome.message,
-    fix: failed ? check.fix : null,
+    fix: failed ? fix : null,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** The fix of a check that failed because the API server refused, failed or did not answer. */
+function errorFix(kind: ReturnType<typeof abortKind>, error: unknown, timeoutMs: number): string {
+  if (kind === 'timeout') return `make sure the API server answers from here (kubectl version), or allow each check longer with --timeout (it was ${formatMs(timeoutMs)})`;
+  if (kind === 'deadline') return 'allow the whole run longer with --deadline, or find out why the API server is slow';
+  if (kind === 'aborted') return 'run preflight again';
+  if (error instanceof KubeError) {
+    if (error.status === 403) return rbacFix(error);
+    if (error.status === 401) return "renew the kubeconfig's credentials (log in again, or a fresh token), then run preflight again";
+    if (error.status === null) return "make sure the API server is reachable from here: the kubeconfig's server address, VPN or proxy (kubectl version)";
+    return `the API server answered HTTP ${error.status}: run preflight again, and read the API server's logs if it persists`;
+  }
+  return 'please report it: this is a bug in @app-serving/k8s-verify';
+}
+
+/** The RBAC rule a 403 lacks, written as a Role or ClusterRole rule. */
+function rbacFix(error: KubeError): string {
+  if (error.resource.startsWith('/')) {
+    return `grant the kubeconfig's user "${error.verb}" on ${error.resource}: a ClusterRole rule { nonResourceURLs: ["${error.resource}"], verbs: ["${error.verb}"] }, bound to the user`;
+  }
+  const dot = error.resource.indexOf('.');
+  const [resource, group] = dot < 0 ? [error.resource, ''] : [error.resource.slice(0, dot), error.resource.slice(dot + 1)];
+  const role = error.namespace ? `a Role rule in namespace ${error.namespace}` : 'a ClusterRole rule';
+  return `grant the kubeconfig's user "${error.verb}" on ${error.resource}: ${role} { apiGroups: ["${group}"], resources: ["${resource}"], verbs: ["${error.verb}"] }, bound to the user`;
 }
 
 function aborted(signal: AbortSignal): Promise<never> {
@@ -259,8 +287,8 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       if (version?.served !== true) return fail(`CRD ${name} does not serve ${crd.version} (it serves ${clip(served.join(', '), 300) || 'nothing'})`);
       for (const field of crd.fields ?? []) {
         let schema: Record<string, any> | undefined = asObject(asObject(version.schema).openAPIV3Schema);
-        for (const key of field) schema = schema ? asObjectOrUndefined(asObject(schema.properties)[key]) : undefined;
-        if (!schema) return fail(`CRD ${name} ${crd.version} has no field ${field.join('.')}: the installed version is too old`);
+        for (const key of field) schema = schema ? asObjectOrUndefined(key === '[]' ? schema.items : asObject(schema.properties)[key]) : undefined;
+        if (!schema) return fail(`CRD ${name} ${crd.version} has no field ${formatCrdField(field)}: the installed version is too old`);
       }
       return pass(`CRD ${name} serves ${served.join(', ')}`);
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deploy, podOf } from '../test/deployed.ts';
 import { startFakeKube } from '../test/fake-kube.ts';
-import { hang, reply, startModelServer } from '../test/model-server.ts';
+import { hang, reply, startModelServer, type Handler } from '../test/model-server.ts';
 import { planOf, type ModelSpec } from '../test/plans.ts';
 import type { Clock } from './clock.ts';
 import { createCluster } from './cluster.ts';
@@ -168,9 +168,8 @@ describe('--wait', () => {
       if (n === 3) decode.ready = true;
     });
     const events: VerifyEvent[] = [];
-    const started = performance.now();
     const result = await verifyPlan(plan, { cluster: c, models: ['Gen'], waitMs: 60_000, clock, onProgress: (e) => events.push(e) });
-    expect(performance.now() - started).toBeLessThan(5000);
+    // Every wait went through the fake clock (a real one would have slept 7 s).
     expect(sleeps).toEqual([1000, 2000, 4000]);
     const ready = result.models[0]!.checks[0]!;
     expect(ready).toMatchObject({ name: 'ready', status: 'pass', attempts: 4 });
@@ -213,19 +212,15 @@ describe('--wait', () => {
 describe('the run is bounded', () => {
   it('a per-check timeout bounds a server that never answers', async () => {
     const { cluster: c } = await cluster({ server: { routes: { 'POST /v1/completions': hang } } });
-    const started = performance.now();
+    // The server never answers: only the 300 ms timeout can end the check (the test's timeout guards a hang).
     const result = await verifyPlan(plan, { cluster: c, models: ['Gen'], timeoutMs: 300 });
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(result.models[0]!.checks.find((x) => x.name === 'completions')!.failure?.got).toBe('no answer within 300 ms');
   });
 
   it('the deadline stops the whole run: the running check fails, later ones are skipped', async () => {
     const { cluster: c } = await cluster({ server: { routes: { 'POST /v1/chat/completions': hang } } });
-    const started = performance.now();
+    // The check's own timeout (60 s) is far beyond the deadline: the deadline ended it, as the failure says.
     const result = await verifyPlan(plan, { cluster: c, models: ['Gen'], timeoutMs: 60_000, deadlineMs: 400 });
-    const elapsed = performance.now() - started;
-    expect(elapsed).toBeGreaterThanOrEqual(390);
-    expect(elapsed).toBeLessThan(5000);
     expect(result.deadlineExceeded).toBe(true);
     const checks = result.models[0]!.checks;
     expect(checks.map((x) => `${x.name}:${x.status}`)).toEqual(['ready:pass', 'pulled:pass', 'models:pass', 'chat:fail', 'chat-stream:skip', 'completions:skip']);
@@ -243,25 +238,24 @@ describe('the run is bounded', () => {
     expect(result.models[0]!.checks[2]!.failure?.got).toBe('cancelled');
   });
 
-  it('ten models verified concurrently take about the time of one', async () => {
-    const latencyMs = 150;
-    const time = async (n: number) => {
-      const p = planOf(Array.from({ length: n }, (_, i) => ({ category: 'generative' as const, name: `M${i}`, slug: `m${i}` })));
-      const { cluster: c } = await cluster({ server: { latencyMs } }, p);
-      const started = performance.now();
-      const result = await verifyPlan(p, { cluster: c });
-      const elapsed = performance.now() - started;
-      expect(result.ok).toBe(true);
-      expect(result.counts.pass).toBe(n * 6 - n);
-      return elapsed;
+  it('ten models are verified concurrently: all ten ask their server before any gets an answer', async () => {
+    const n = 10;
+    const p = planOf(Array.from({ length: n }, (_, i) => ({ category: 'generative' as const, name: `M${i}`, slug: `m${i}` })));
+    // A barrier, not a stopwatch: each model's GET /v1/models is held until all ten are waiting. Run
+    // one model after another, the first would wait alone until its 60 s timeout and fail.
+    const held: Array<() => void> = [];
+    let mostWaiting = 0;
+    const barrier = (served: string): Handler => (_req, res) => {
+      held.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: served, object: 'model' }] })));
+      mostWaiting = Math.max(mostWaiting, held.length);
+      if (held.length === n) held.splice(0).forEach((answer) => answer());
     };
-    const one = await time(1);
-    const ten = await time(10);
-    // Each model makes 4 requests of 150 ms; sequentially 10 models would take ≥ 6 s.
-    console.log(`verify: 1 model ${Math.round(one)} ms, 10 models ${Math.round(ten)} ms (server latency ${latencyMs} ms per request, 4 requests per model)`);
-    expect(one).toBeGreaterThanOrEqual(4 * latencyMs);
-    expect(ten).toBeLessThan(one * 2.5);
-    expect(ten).toBeLessThan(10 * 4 * latencyMs * 0.5);
+    const served = (name: string) => (p.models.find((m) => m.name === name) as { modelServer: { servedModelName: string } }).modelServer.servedModelName;
+    const { cluster: c } = await cluster({ server: (name) => ({ models: [served(name)], routes: { 'GET /v1/models': barrier(served(name)) } }) }, p);
+    const result = await verifyPlan(p, { cluster: c, timeoutMs: 60_000 });
+    expect(mostWaiting).toBe(n);
+    expect(result.ok).toBe(true);
+    expect(result.counts.pass).toBe(n * 6 - n);
   });
 });
 

@@ -161,7 +161,7 @@ describe('Go SDK (github.com/pulumi/pulumi/sdk/v3 v3.276.0, pulumi.WithMocks)', 
   beforeAll(() => {
     consumer = join(tmp, 'go-consumer');
     layOutGoConsumer(consumer, join(tmp, 'sdk', 'go'));
-  }, 60_000);
+  }, 180_000);
 
   it('go vet and go build the program against the generated SDK', () => {
     const env = offlineGoEnv();

@@ -14,8 +14,7 @@ afterAll(async () => {
 });
 
 describe('the test control plane', () => {
-  it('starts in bounded time and serves the upstream CRDs at the versions we write', async () => {
-    expect(cluster.startSeconds).toBeLessThan(60);
+  it('serves the upstream CRDs at the versions we write', async () => {
     const groups = (await cluster.request('GET', '/apis')).body as { groups: Array<{ name: string; versions: Array<{ version: string }> }> };
     const served = new Set(groups.groups.flatMap((g) => g.versions.map((v) => `${g.name}/${v.version}`)));
     for (const gv of ['gateway.networking.k8s.io/v1', 'inference.networking.k8s.io/v1', 'inference.networking.x-k8s.io/v1alpha2', 'networking.istio.io/v1', 'telemetry.istio.io/v1', 'serving.kserve.io/v1alpha2', 'kwok.x-k8s.io/v1alpha1']) {

@@ -246,9 +246,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     await Promise.all(Array.from({ length: 4 }, async () => {
       for (let crd = queue.shift(); crd; crd = queue.shift()) {
         const name = (crd as { metadata: { name: string } }).metadata.name;
-        // A plain create: server-side apply of a CRD this size spends seconds on its managed fields.
-        const res = await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd, { timeoutMs: 180_000 });
-        if (res.status >= 300) throw new Error(`CRD ${name} not created: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+        await createCrd(api, name, crd, log);
       }
     }));
     log(`${crds.length} CRDs created after ${secondsSince(started)} s`);
@@ -368,6 +366,40 @@ function upstreamCrds(): object[] {
     .sort()
     .flatMap((f) => readUpstreamYaml(`crds/${f}`))
     .filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
+}
+
+/**
+ * Creates one CRD, retrying what a loaded API server answers while it compiles big schemas and CEL
+ * rules: 429, a 5xx (a `504 Timeout` on KServe's 2 MB CRD was seen at load ~10) or no answer in time.
+ * A 409 after such an answer means an earlier attempt got through. Bounded: 6 attempts, 1-16 s
+ * apart, each with its own 3-minute request timeout.
+ */
+export async function createCrd(
+  api: (method: string, path: string, body?: unknown, opts?: { timeoutMs?: number }) => Promise<ApiResponse>,
+  name: string,
+  crd: object,
+  log: (line: string) => void = () => {},
+  { attempts = 6, firstDelayMs = 1000, timeoutMs = 180_000 }: { attempts?: number; firstDelayMs?: number; timeoutMs?: number } = {},
+): Promise<void> {
+  let last = '';
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    let res: ApiResponse | undefined;
+    try {
+      // A plain create: server-side apply of a CRD this size spends seconds on its managed fields.
+      res = await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd, { timeoutMs });
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    if (res && res.status < 300) return;
+    if (res?.status === 409 && attempt > 1) return;
+    if (res && res.status !== 429 && res.status < 500) throw new Error(`CRD ${name} not created: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+    if (res) last = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+    if (attempt < attempts) {
+      log(`CRD ${name}: ${last}; trying again (${attempt}/${attempts})`);
+      await sleep(firstDelayMs * 2 ** Math.min(attempt - 1, 4));
+    }
+  }
+  throw new Error(`CRD ${name} not created after ${attempts} attempts: ${last}`);
 }
 
 function readAudit(file: string): AuditEvent[] {

@@ -1,9 +1,11 @@
 /**
- * @app-serving/test-cluster — test support, not published: the upstream data of
- * `../shared/upstream/`, and a real Kubernetes control plane on 127.0.0.1 (etcd, kube-apiserver,
- * kube-controller-manager, kube-scheduler, kwok), built from Go modules once and cached.
+ * @app-serving/test-cluster — test support, not published: the upstream data (`../shared/upstream/`,
+ * or the cache `npm run fetch-upstream` fills from the pins in upstream.json), and a real Kubernetes
+ * control plane on 127.0.0.1 (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok),
+ * built from Go modules once and cached.
  */
-export { PROJECT_ROOT, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
+export { PROJECT_ROOT, locateUpstream, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
+export type { UpstreamLocation } from './upstream.ts';
 export { startCluster } from './cluster.ts';
 export type { TestCluster, TestUser, StartOptions, ApiResponse, AuditEvent } from './cluster.ts';
 export { OUTCOME_ANNOTATION, KWOK_NODE_ANNOTATION } from './kwok.ts';

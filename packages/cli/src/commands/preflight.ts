@@ -1,4 +1,4 @@
-import { checkWritableFile } from '../paths.ts';
+import { checkExistingFile, checkWritableFile } from '../paths.ts';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { clusterCommandError, writeJunitReport } from './cluster-report.ts';
 import { EXIT, UsageError } from '../errors.ts';
@@ -33,6 +33,7 @@ export default async function preflight({ options, output }: { options: Prefligh
   const timeoutMs = duration('timeout', options.timeout ?? '10s');
   const deadlineMs = duration('deadline', options.deadline ?? '1m');
   if (options.junit !== undefined) checkWritableFile('--junit', options.junit);
+  if (options.kubeconfig !== undefined) checkExistingFile('--kubeconfig', options.kubeconfig);
 
   const controller = new AbortController();
   const onSigint = () => controller.abort(new Error('interrupted (Ctrl-C)'));

@@ -1,6 +1,6 @@
 import { loadRenderer } from '../renderer.ts';
-import { closeSync, constants, mkdirSync, openSync, readdirSync, unlinkSync, writeFileSync, type Dirent } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, unlinkSync, writeFileSync, type Dirent } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { displayPath } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
@@ -30,7 +30,12 @@ interface Resource {
  * Kubernetes object, a chart spec per Helm chart; `--out` writes one file per resource.
  */
 export default async function render({ options, output }: { options: RenderOptions; output: Output }): Promise<number> {
-  if (options.out !== undefined) checkWritableDir('--out', options.out);
+  if (options.out !== undefined) {
+    // render creates the folder itself, not the folders above it (as mkdir without -p).
+    const parent = dirname(resolve(options.out));
+    if (!existsSync(parent)) throw new UsageError(`--out ${JSON.stringify(options.out)}: the folder ${parent} does not exist (render creates only the last folder)`);
+    checkWritableDir('--out', options.out);
+  }
   // Pulumi's runtime resolves the temporary folder when it loads: a missing one is the user's to fix.
   checkTempDir();
   const { plan } = loadAndPlan(options);

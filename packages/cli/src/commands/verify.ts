@@ -1,4 +1,4 @@
-import { checkWritableFile } from '../paths.ts';
+import { checkExistingFile, checkWritableFile } from '../paths.ts';
 import { createSpinner } from 'nanospinner';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { clusterCommandError, writeJunitReport } from './cluster-report.ts';
@@ -52,6 +52,7 @@ export default async function verify({ options, output }: { options: VerifyComma
   if (deadlineMs > kv.MAX_DURATION_MS) throw new UsageError('--deadline plus --wait is too long: at most 24 days (596h) can be timed');
   // The report file is checked before any check runs: a bad path must not cost a whole run.
   if (options.junit !== undefined) checkWritableFile('--junit', options.junit);
+  if (options.kubeconfig !== undefined) checkExistingFile('--kubeconfig', options.kubeconfig);
   const token = process.env[TOKEN_ENV];
 
   const controller = new AbortController();

@@ -109,19 +109,20 @@ export interface Expectations {
   readonly codes?: readonly number[];
   /** Strings that must appear nowhere in the output. */
   readonly secrets?: readonly string[];
-  /** Longest the run may take, ms. @default 30000 */
-  readonly maxMs?: number;
   /** Highest peak memory allowed, bytes. @default 400 MiB */
   readonly maxPeakBytes?: number;
 }
 
-/** What every run on hostile input must hold: an expected exit code (never 70), bounded time and memory, no secret, no raw control character. */
+/**
+ * What every run on hostile input must hold: an expected exit code (never 70), bounded memory, no
+ * secret, no raw control character. Time is bounded only by the hang guard (`killAfterMs`: a killed
+ * run has a signal): the run's time is in the context, never asserted (a loaded machine is slow).
+ */
 export function expectSafe(result: HostileResult, what: string, expectations: Expectations = {}): void {
   const context = `${what}\n--- exit ${result.code} ${result.signal ?? ''} in ${Math.round(result.ms)} ms\n--- stderr:\n${result.stderr.slice(0, 2000)}\n--- stdout:\n${result.stdout.slice(0, 2000)}`;
   expect(result.signal, context).toBeNull();
   expect(expectations.codes ?? [0, 1, 2], context).toContain(result.code);
   expect(result.stderr, context).not.toMatch(/internal error|please report|\n\s+at .+:\d+:\d+\)?\n/);
-  expect(result.ms, context).toBeLessThan(expectations.maxMs ?? 30_000);
   if (result.peakBytes !== null) expect(result.peakBytes, context).toBeLessThan(expectations.maxPeakBytes ?? 400 * 1024 * 1024);
   const all = result.stdout + result.stderr;
   expect(RAW_CONTROL.test(all), `${context}\n--- raw control character at ${all.search(RAW_CONTROL)}: ${JSON.stringify(all.slice(Math.max(0, all.search(RAW_CONTROL) - 40), all.search(RAW_CONTROL) + 40))}`).toBe(false);

@@ -104,6 +104,42 @@ describe('parseStackFile', () => {
     expect(issues[3]!.message).toBe('"40 GB" must be a Kubernetes quantity such as 40Gi or 500Mi');
   });
 
+  it('reports our keys outside "config:" (a block that lost its indentation) with file, line and the fix', () => {
+    // What Pulumi leaves of the template after `pulumi config set`, its commented blocks then uncommented.
+    const text = [
+      'config:',
+      '  app-serving:cloudProvider: cloud',
+      '  app-serving:models:',
+      '    generative:',
+      '      - name: Sim',
+      'app-serving:charts:',
+      '  modelService: { chart: llm-d-modelservice, version: v0.4.12 }',
+      'kserve:',
+      '  gateway: { name: kserve-gateway }',
+      'encryptionsalt: v1:abc',
+      '',
+    ].join('\n');
+    const issues = issuesOf(() => parseStackFile(text, 'Pulumi.dev.yaml'));
+    expect(issues).toEqual([
+      {
+        code: 'config.misplaced-key',
+        path: 'app-serving:charts',
+        file: 'Pulumi.dev.yaml',
+        line: 6,
+        message: '"app-serving:charts" is outside "config:" (at the top level of the file), where Pulumi and validate ignore it: indent it and its block by two spaces under "config:", as "  app-serving:charts:"',
+      },
+      {
+        code: 'config.misplaced-key',
+        path: 'kserve',
+        file: 'Pulumi.dev.yaml',
+        line: 8,
+        message: '"kserve" is outside "config:" (at the top level of the file), where Pulumi and validate ignore it: indent it and its block by two spaces under "config:", as "  app-serving:kserve:"',
+      },
+    ]);
+    // Without a "config:" section, both problems in one pass.
+    expect(issuesOf(() => parseStackFile('app-serving:models: {}\n', 'P.yaml')).map((i) => `${i.code} ${i.path} ${i.line}`)).toEqual(['config.misplaced-key app-serving:models 1', 'config.missing-key config 1']);
+  });
+
   it('says a required key is missing', () => {
     const issues = issuesOf(() => parseStackFile('config:\n  app-serving:models: {}\n', 'P.yaml'));
     expect(issues).toEqual([{ code: 'config.missing-key', path: 'cloudProvider', message: 'is required', file: 'P.yaml', line: 1 }]);

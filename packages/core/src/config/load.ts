@@ -76,11 +76,13 @@ export function parseStackFile(text: string, file: string, stackName = stackName
   if (issues.length > 0) throw new StackError(issues);
   const root = source.value ?? {};
   if (!isPlainObject(root)) throw new StackError([source.issue('yaml.not-a-map', [], 'a Pulumi stack file must be a YAML mapping with a "config:" section')]);
+  const misplaced = misplacedKeys(root, source);
   const config = root.config;
-  if (config === undefined) throw new StackError([source.issue('config.missing-key', [], 'the stack file has no "config:" section', 'config')]);
-  if (!isPlainObject(config)) throw new StackError([source.issue('config.invalid', ['config'], '"config:" must be a mapping of keys to values', 'config')]);
+  if (config === undefined) throw new StackError([...misplaced, source.issue('config.missing-key', [], 'the stack file has no "config:" section', 'config')]);
+  if (!isPlainObject(config)) throw new StackError([...misplaced, source.issue('config.invalid', ['config'], '"config:" must be a mapping of keys to values', 'config')]);
 
   const list = new IssueList();
+  list.addAll(misplaced);
   const raw: Record<string, unknown> = {};
   const yamlKeyOf = new Map<string, string>();
   for (const [fullKey, value] of Object.entries(config)) {
@@ -268,6 +270,26 @@ function salvage(
   const parsed = stackConfigSchema.safeParse(copy);
   if (!parsed.success) return undefined;
   return { config: { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] }, dropped: [...dropped] };
+}
+
+/**
+ * Our keys at the top level of a stack file, outside `config:` (`app-serving:charts:` or a bare
+ * `kserve:`): Pulumi reads only `config:`, so they would be ignored without a word. It happens when a
+ * block loses its indentation, as the template's commented blocks do when `pulumi config set`
+ * rewrites the file and they are uncommented afterwards.
+ */
+function misplacedKeys(root: Record<string, unknown>, source: YamlSource): Issue[] {
+  return Object.keys(root)
+    .filter((key) => key !== 'config' && (key.startsWith(`${CONFIG_NAMESPACE}:`) || KNOWN_KEYS.has(key)))
+    .map((key) => {
+      const own = ownKey(key)!;
+      return source.issue(
+        'config.misplaced-key',
+        [key],
+        `"${key}" is outside "config:" (at the top level of the file), where Pulumi and validate ignore it: indent it and its block by two spaces under "config:", as "  ${CONFIG_NAMESPACE}:${own}:"`,
+        key,
+      );
+    });
 }
 
 function ownKey(fullKey: string, namespace: string = CONFIG_NAMESPACE): string | undefined {

@@ -1,0 +1,108 @@
+/**
+ * Facts the documentation states that a command can check, held against the repository: the paths
+ * it names exist, the cluster floor is one number everywhere, the kind recipe pins a node image
+ * Istio supports, the example verify Job outlives verify's own deadline, a hand deletion is followed
+ * by `pulumi up --refresh`, every published or private package is in RELEASING.md, the README lists
+ * the prerequisites, and a stand-in stack file is said to stand for yours.
+ */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CLUSTER_REQUIREMENTS } from '@app-serving/core';
+import { parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './run-cli.ts';
+import { userDocs } from './docs-files.ts';
+
+const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
+const docs = userDocs().map((file) => [file, read(file)] as const);
+
+describe('facts of the docs', () => {
+  it('every repository path a doc names in backticks exists (from the doc\'s folder or the top)', () => {
+    const missing: string[] = [];
+    for (const [file, text] of docs) {
+      for (const [, path] of text.matchAll(/`((?:\.ci|apps|docs|models|packages|scripts|tools)\/[^`\s]*)`/g)) {
+        if (/[<*[{]/.test(path!)) continue; // a pattern or a placeholder
+        if (!existsSync(join(REPO_ROOT, path!)) && !existsSync(join(REPO_ROOT, dirname(file), path!))) missing.push(`${file}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('no doc sends a reader to files outside the repository (shared/reference, the workspace\'s notes)', () => {
+    const outside = docs.flatMap(([file, text]) => [...text.matchAll(/shared\/reference\/[\w.-]+/g)].map((m) => `${file}: ${m[0]}`));
+    expect(outside).toEqual([]);
+  });
+
+  it(`names one Kubernetes floor, ${CLUSTER_REQUIREMENTS.kubernetes}, wherever it names one`, () => {
+    const floors = docs.flatMap(([file, text]) => [...text.matchAll(/Kubernetes ≥ (\d+\.\d+)/g)].map((m) => `${file}: ${m[1]}`));
+    expect(floors.length).toBeGreaterThanOrEqual(3);
+    expect(floors.filter((f) => !f.endsWith(`: ${CLUSTER_REQUIREMENTS.kubernetes}`))).toEqual([]);
+  });
+
+  it('the kind recipe pins a node image by digest, at a Kubernetes version Istio 1.28 supports (1.30 to 1.34)', () => {
+    const creates = docs.flatMap(([file, text]) => [...text.replace(/\\\n\s*/g, ' ').matchAll(/kind create cluster[^\n]*/g)].map((m) => [file, m[0]] as const));
+    expect(creates.length).toBeGreaterThan(0);
+    for (const [file, command] of creates) {
+      const image = /--image kindest\/node:v1\.(\d+)\.\d+@sha256:[0-9a-f]{64}/.exec(command);
+      expect(image, `${file}: ${command}`).not.toBeNull();
+      expect(Number(image![1]), `${file}: ${command}`).toBeGreaterThanOrEqual(30);
+      expect(Number(image![1]), `${file}: ${command}`).toBeLessThanOrEqual(34);
+    }
+  });
+
+  it("the example verify Job outlives verify's own deadline (15m default + --wait)", () => {
+    const readme = read('packages/k8s-verify/README.md');
+    const jobs = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .flatMap((m) => parseAllDocuments(m[1]!).map((d) => d.toJS() as { kind?: string; spec?: any }))
+      .filter((o) => o?.kind === 'Job');
+    expect(jobs.length).toBe(1);
+    const job = jobs[0]!;
+    const args: string[] = job.spec.template.spec.containers[0].args;
+    const minutes = (flag: string, fallback: number) => {
+      const at = args.indexOf(flag);
+      return at < 0 ? fallback : Number(/^(\d+)m$/.exec(args[at + 1]!)![1]);
+    };
+    const verifyDeadlineSeconds = (minutes('--deadline', 15) + minutes('--wait', 0)) * 60;
+    expect(job.spec.activeDeadlineSeconds).toBeGreaterThan(verifyDeadlineSeconds);
+  });
+
+  it('a stack snippet in the docs puts our keys under config:, never at the margin (where Pulumi ignores them)', () => {
+    const atMargin = docs.flatMap(([file, text]) =>
+      [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].flatMap((m) => m[1]!.split('\n').filter((line) => /^app-serving:/.test(line)).map((line) => `${file}: ${line}`)),
+    );
+    expect(atMargin).toEqual([]);
+  });
+
+  it('model storage: every recovery that deletes an object by hand ends with pulumi up --refresh', () => {
+    const rows = read('docs/model-storage.md').split('\n').filter((line) => line.startsWith('|') && /kubectl[^|]*delete/.test(line));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row, row).toMatch(/pulumi up --refresh/);
+  });
+
+  it('RELEASING.md names every package folder (published or private)', () => {
+    const releasing = read('RELEASING.md');
+    const packages = readdirSync(join(REPO_ROOT, 'packages')).filter((p) => existsSync(join(REPO_ROOT, 'packages', p, 'package.json')));
+    for (const folder of packages) {
+      const { name } = JSON.parse(read(`packages/${folder}/package.json`)) as { name: string };
+      expect(releasing.includes(`packages/${folder}`) || releasing.includes(name), `${name} (packages/${folder})`).toBe(true);
+    }
+  });
+
+  it('the README lists the prerequisites of both set-up commands, at the versions the project asks for', () => {
+    const readme = read('README.md');
+    const node = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node.replace('>=', '');
+    expect(readme).toContain(`Node ≥ ${node}`);
+    // The newest `go` directive of the Go modules the tests build.
+    const goMods = ['tools/test-cluster/go/go.mod', 'tools/test-cluster/go-etcd/go.mod', 'tools/pulumi-sdkgen/go.mod'];
+    const minors = goMods.map((f) => Number(/^go 1\.(\d+)/m.exec(read(f))![1]));
+    expect(readme).toContain(`Go ≥ 1.${Math.max(...minors)}`);
+    expect(readme).toMatch(/Python 3 with `venv`/);
+    expect(readme).toContain('npm run fetch-upstream');
+  });
+
+  it('a doc that uses Pulumi.prod.yaml says it stands for your own stack file (the repository has none)', () => {
+    expect(existsSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.prod.yaml'))).toBe(false);
+    const silent = docs.filter(([, text]) => text.includes('Pulumi.prod.yaml') && !/your own stack( file)?/.test(text)).map(([file]) => file);
+    expect(silent).toEqual([]);
+  });
+});
