@@ -91,4 +91,4 @@ describe.each(exampleStacks())('%s, deployed by the real engine', (file) => {
     await cluster.request('DELETE', `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}`);
     expect(await leftovers(cluster, sut.plan)).toEqual([]);
   }, 600_000);
-, 600_000);
+});
