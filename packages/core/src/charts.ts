@@ -6,6 +6,7 @@ import { parseTar } from 'nanotar';
 import { parse } from 'yaml';
 import { DEFAULT_CHARTS, type ChartKey, type ChartRef } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
+import type { ChartOverride } from './config/types.ts';
 import type { Issue } from './errors.ts';
 
 /** A chart reference that cannot be used, and which of its fields to fix. */
@@ -34,12 +35,19 @@ export function chartRefProblem(ref: ChartRef): ChartRefProblem | undefined {
   return undefined;
 }
 
-/** The charts of the stack: pinned defaults, with the stack's overrides. */
-export function chartRefs(config: Pick<StackConfig, 'charts' | 'locate'>, warnings: Issue[] = []): Record<ChartKey, ChartRef> {
-  const out = {} as Record<ChartKey, ChartRef>;
-  for (const key of Object.keys(DEFAULT_CHARTS) as ChartKey[]) {
-    const pinned: ChartRef = DEFAULT_CHARTS[key];
-    const override = config.charts?.[key];
+/**
+ * The charts of the stack: the pinned ones (2026-02's three by default, or another set's, such as
+ * the Router charts of 2026-08), with the stack's overrides.
+ */
+export function chartRefs<K extends string = ChartKey>(
+  config: Pick<StackConfig, 'charts' | 'locate'>,
+  warnings: Issue[] = [],
+  pinnedCharts: Readonly<Record<K, ChartRef>> = DEFAULT_CHARTS as unknown as Record<K, ChartRef>,
+): Record<K, ChartRef> {
+  const out = {} as Record<K, ChartRef>;
+  for (const key of Object.keys(pinnedCharts) as K[]) {
+    const pinned: ChartRef = pinnedCharts[key];
+    const override = (config.charts as Record<string, ChartOverride | undefined> | undefined)?.[key];
     if (!override) {
       out[key] = pinned;
       continue;
@@ -69,9 +77,9 @@ export function isLocalChart(chart: string): boolean {
   return chart.startsWith('/') || chart.startsWith('./') || chart.startsWith('../') || chart.startsWith('~/') || /\.tgz$/i.test(chart);
 }
 
-/** The chart name each chart key expects (the last path segment of its pinned reference). */
-export function expectedChartName(key: ChartKey): string {
-  return basename(DEFAULT_CHARTS[key].chart);
+/** The chart name a chart key expects: the last path segment of its pinned reference. */
+export function expectedChartName(key: string, pinnedCharts: Readonly<Record<string, ChartRef>> = DEFAULT_CHARTS): string {
+  return basename(pinnedCharts[key]!.chart);
 }
 
 /** A local chart, read: where it is, what kind, and its Chart.yaml's name and version. */
@@ -162,16 +170,17 @@ export function readLocalChart(path: string): LocalChart | { readonly problem: s
  * charts with each local chart's version read from its Chart.yaml (what Helm deploys: Helm ignores
  * a version given for a local chart), and adds the problems and warnings found.
  */
-export function checkLocalCharts(
+export function checkLocalCharts<K extends string = ChartKey>(
   config: Pick<StackConfig, 'charts' | 'locate' | 'file'>,
-  charts: Record<ChartKey, ChartRef>,
+  charts: Record<K, ChartRef>,
   issues: Issue[],
   warnings: Issue[],
-  options: { home?: string } = {},
-): Record<ChartKey, ChartRef> {
+  options: { home?: string; pinned?: Readonly<Record<K, ChartRef>> } = {},
+): Record<K, ChartRef> {
+  const pinnedCharts = (options.pinned ?? DEFAULT_CHARTS) as Readonly<Record<string, ChartRef>>;
   const out = { ...charts };
   const base = dirname(resolve(config.file));
-  for (const key of Object.keys(charts) as ChartKey[]) {
+  for (const key of Object.keys(charts) as K[]) {
     const ref = charts[key];
     if (!isLocalChart(ref.chart)) continue;
     const at = (field: 'chart' | 'version') => ['charts', key, field];
@@ -180,12 +189,12 @@ export function checkLocalCharts(
       issues.push(config.locate('config.invalid', at('chart'), `${found.problem}${isAbsolute(ref.chart) || ref.chart.startsWith('~/') ? '' : ` (a relative path is read from the stack file's folder, ${base})`}`));
       continue;
     }
-    const expected = expectedChartName(key);
+    const expected = expectedChartName(key, pinnedCharts);
     if (found.name !== expected) {
       issues.push(config.locate('config.contradiction', at('chart'), `${found.path} holds the chart ${found.name}, not ${expected}: point charts.${key}.chart at the ${expected} chart`));
       continue;
     }
-    const given = config.charts?.[key]?.version;
+    const given = (config.charts as Record<string, ChartOverride | undefined> | undefined)?.[key]?.version;
     if (given !== undefined && given !== found.version) {
       issues.push(
         config.locate(
@@ -196,7 +205,7 @@ export function checkLocalCharts(
       );
       continue;
     }
-    const pinned = DEFAULT_CHARTS[key].version;
+    const pinned = pinnedCharts[key]!.version;
     if (given === undefined && found.version !== pinned) {
       warnings.push(
         config.locate('warning.chart-version', at('chart'), `the chart at ${found.path} is ${found.version}, not the version app-serving checks values against (${pinned}); value keys and defaults may differ`),

@@ -140,6 +140,17 @@ export const CLUSTER_REQUIREMENTS = {
   ],
 } as const;
 
+/**
+ * The sets of upstream versions a model can be deployed with (see upstream/sets.ts):
+ * - `2026-02`, the seed's pins: llm-d-infra v1.3.10 (Istio Gateway), GAIE `inferencepool` v1.2.0
+ *   (EPP, InferencePool), llm-d-modelservice v0.4.12 (vLLM pods), KServe v0.18;
+ * - `2026-08`, upstream as of August 2026: the llm-d Router chart v0.10.0 (EPP, InferencePool,
+ *   HTTPRoute) beside a plain model-server Deployment and a Gateway app-serving creates, KServe v0.20.
+ * A stack that names none keeps `2026-02`: no upgrade happens by surprise.
+ */
+export const UPSTREAMS = ['2026-02', '2026-08'] as const;
+export type Upstream = (typeof UPSTREAMS)[number];
+
 /** Platforms a model can be served on. */
 export const PLATFORMS = ['llm-d', 'kserve'] as const;
 export type Platform = (typeof PLATFORMS)[number];

@@ -11,6 +11,7 @@ import { didYouMean } from './suggest.ts';
 import { invalidImageReferences } from './oci-reference.ts';
 import { MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from './yaml-source.ts';
+import { LLMD_VALUES_FOLDERS, modelUpstream } from './upstream/select.ts';
 
 /** The values-folder prefixes of a model folder: `<prefix>-<slug>/values.yaml`. */
 export const VALUES_FOLDERS = {
@@ -18,6 +19,10 @@ export const VALUES_FOLDERS = {
   modelService: 'ms',
   infra: 'infra',
   kserve: 'kserve',
+  /** 2026-08: the model server (app-serving's own format, upstream/2026-08/server.ts). */
+  server: 'server',
+  /** 2026-08: the llm-d Router chart's values. */
+  router: 'router',
 } as const;
 export type ValuesFolder = keyof typeof VALUES_FOLDERS;
 
@@ -41,7 +46,7 @@ export interface DiscoveredModel {
   readonly slug: string;
   /** The model folder as shown in messages. */
   readonly folder: string;
-  /** llm-d: `gaie`, `modelService` and optionally `infra`; kserve: `kserve`. */
+  /** llm-d 2026-02: `gaie`, `modelService` and optionally `infra`; 2026-08: `server` and optionally `router`; kserve: `kserve`. */
   readonly values: Partial<Record<ValuesFolder, ValuesFile>>;
 }
 
@@ -60,6 +65,10 @@ export interface InlineValues {
   readonly infra?: Readonly<Record<string, unknown>>;
   /** KServe: the LLMInferenceService spec overlay (required). */
   readonly kserve?: Readonly<Record<string, unknown>>;
+  /** llm-d on the 2026-08 set: the model server's values (required). */
+  readonly server?: Readonly<Record<string, unknown>>;
+  /** llm-d on the 2026-08 set: the llm-d Router chart's values (optional). */
+  readonly router?: Readonly<Record<string, unknown>>;
   /**
    * What messages call these values, e.g. `values` (then `values.gaie`, `values.modelService`).
    * @default "values"
@@ -107,6 +116,11 @@ export function collectModels(config: StackConfig, modelsDir: string, list: Issu
   return found;
 }
 
+/** The values folders read for a model (`wanted`) and those it must have (`required`): by platform, and for llm-d by set. */
+function valuesFoldersOf(config: StackConfig, entry: ModelEntry, platform: Platform): { wanted: readonly ValuesFolder[]; required: readonly ValuesFolder[] } {
+  return platform === 'kserve' ? { wanted: ['kserve'], required: ['kserve'] } : LLMD_VALUES_FOLDERS[modelUpstream(config, entry)];
+}
+
 /** Names of the model folders of a category (for suggestions and `new-model`). */
 export function listModelFolders(modelsDir: string, category: Category): string[] {
   return subdirectories(join(modelsDir, category)).sort();
@@ -137,8 +151,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
     return undefined;
   }
 
-  const wanted: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService', 'infra'];
-  const required: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService'];
+  const { wanted, required } = valuesFoldersOf(config, entry, platform);
   const folders = new Map<ValuesFolder, string[]>();
   for (const name of folderNames(dir, read.entries)) {
     for (const kind of wanted) {
@@ -154,7 +167,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
     const pattern = `${VALUES_FOLDERS[kind]}-<slug>/values.yaml`;
     if (names.length === 0) {
       if (required.includes(kind)) {
-        list.add(config.locate('model.values-missing', at('name'), `${shown} has no ${pattern} (needed for the ${platform} platform)`));
+        list.add(config.locate('model.values-missing', at('name'), `${shown} has no ${pattern} (needed for the ${platform} platform${platform === 'llm-d' ? ` on the ${modelUpstream(config, entry)} set` : ''})`));
       }
     } else if (names.length > 1) {
       list.add(config.locate('model.values-ambiguous', at('name'), `${shown} has ${names.length} ${VALUES_FOLDERS[kind]}-* folders (${names.join(', ')}); keep exactly one`));
@@ -193,8 +206,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
 function inlineOne(config: StackConfig, category: Category, index: number, entry: ModelEntry, given: InlineValues, list: IssueList): DiscoveredModel | undefined {
   const platform = modelPlatform(config, entry);
   const label = given.label ?? 'values';
-  const wanted: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService', 'infra'];
-  const required: ValuesFolder[] = platform === 'kserve' ? ['kserve'] : ['gaie', 'modelService'];
+  const { wanted, required } = valuesFoldersOf(config, entry, platform);
   const before = list.size;
   const problem = slugProblem(given.slug);
   if (problem) list.add({ code: 'slug.invalid', path: `${label}.slug`, message: problem });
@@ -203,7 +215,7 @@ function inlineOne(config: StackConfig, category: Category, index: number, entry
     const value = given[kind];
     const shown = `${label}.${kind}`;
     if (value === undefined) {
-      if (required.includes(kind)) list.add({ code: 'model.values-missing', path: shown, message: `is required for the ${platform} platform (the chart values a model folder keeps in ${VALUES_FOLDERS[kind]}-<slug>/values.yaml)` });
+      if (required.includes(kind)) list.add({ code: 'model.values-missing', path: shown, message: `is required for the ${platform} platform${platform === 'llm-d' ? ` on the ${modelUpstream(config, entry)} set` : ''} (the values a model folder keeps in ${VALUES_FOLDERS[kind]}-<slug>/values.yaml)` });
     } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       list.add({ code: 'yaml.not-a-map', path: shown, message: 'must be a mapping of chart values' });
     } else {
@@ -211,9 +223,9 @@ function inlineOne(config: StackConfig, category: Category, index: number, entry
       values[kind] = { file: shown, values: copy, source: sourceWithoutLines(shown, copy) };
     }
   }
-  for (const kind of ['gaie', 'modelService', 'infra', 'kserve'] as const) {
+  for (const kind of Object.keys(VALUES_FOLDERS) as ValuesFolder[]) {
     if (!wanted.includes(kind) && given[kind] !== undefined) {
-      list.add({ code: 'config.invalid', path: `${label}.${kind}`, message: `is not used by the ${platform} platform (it takes ${wanted.map((k) => `${label}.${k}`).join(', ')})` });
+      list.add({ code: 'config.invalid', path: `${label}.${kind}`, message: `is not used by the ${platform} platform${platform === 'llm-d' ? ` on the ${modelUpstream(config, entry)} set` : ''} (it takes ${wanted.map((k) => `${label}.${k}`).join(', ')})` });
     }
   }
   if (list.size > before) return undefined;

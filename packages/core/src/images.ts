@@ -1,7 +1,7 @@
 import { compareText } from './text-order.ts';
-import { HF_DOWNLOADER_IMAGE_PUBLIC, INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
+import { INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
 import type { Issue } from './errors.ts';
-import { KSERVE_WELL_KNOWN_IMAGES } from './kserve/facts.ts';
+import { KSERVE_RELEASES } from './kserve/releases.ts';
 import { formatPath, groupDigits, summarizeNames, SUMMARY_NAMES } from './errors.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 
@@ -173,8 +173,11 @@ export function mirrorReference(image: string, mirror: string): string {
   return `${trimmed}/${path}${digest ? `@${digest}` : tag ? `:${tag}` : ''}`;
 }
 
-/** The images app-serving itself runs; they mirror into the infra project, which the plan expects. */
-export const INFRA_IMAGES: readonly string[] = [ORAS_IMAGE_PUBLIC, HF_DOWNLOADER_IMAGE_PUBLIC];
+/**
+ * The images app-serving itself runs; they mirror into the infra project, which the plan expects:
+ * the ORAS pull Job's, and each KServe release's storage-initializer (the Hugging Face download Job).
+ */
+export const INFRA_IMAGES: readonly string[] = [ORAS_IMAGE_PUBLIC, ...new Set(Object.values(KSERVE_RELEASES).map((r) => r.downloaderImage))];
 
 /** What to do with one image to make it available in Harbor. */
 export interface MirrorStep {
@@ -201,7 +204,7 @@ export function mirrorSteps(images: readonly ImageUse[], mirror: string): Mirror
   const upstreamOf = new Map([
     ...INFRA_IMAGES.map((image) => [mirrorReference(image, infraMirror), image] as const),
     // KServe's own images, as `kserve.imageMirror` names them when it is this mirror.
-    ...KSERVE_WELL_KNOWN_IMAGES.map(({ image }) => [mirrorReference(image, mirror), image] as const),
+    ...Object.values(KSERVE_RELEASES).flatMap((r) => r.wellKnownImages).map(({ image }) => [mirrorReference(image, mirror), image] as const),
   ]);
   return images.map(({ image }) => {
     const { registry: from, repository } = parseImage(image);

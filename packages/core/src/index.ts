@@ -43,7 +43,8 @@ export {
   LABEL_NAMESPACE_NAME,
   CLUSTER_REQUIREMENTS,
 } from './constants.ts';
-export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
+export type { ChartRef, ChartKey, Platform, Category, Upstream } from './constants.ts';
+export { UPSTREAMS } from './constants.ts';
 
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
@@ -63,6 +64,7 @@ export type {
   ChartOverride,
   ChartOverrides,
   ModelGateway,
+  RouterSettings,
   KserveGateway,
   KserveSettings,
   KserveSettingsInput,
@@ -113,10 +115,27 @@ export type { ChartRefProblem, LocalChart } from './charts.ts';
 
 // The plan
 export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
-export type { DeploymentPlan, ModelPlan, LlmdModelPlan, PlanOptions } from './plan.ts';
-export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
+export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, LlmdModelPlanBase, AnyLlmdModelPlan, PlanOptions } from './plan.ts';
+
+// Sets of upstream versions (2026-02: the seed's pins; 2026-08: the llm-d Router, KServe v0.20)
+export { UPSTREAM_SETS, upstreamSetOf, migrationCommand } from './upstream/sets.ts';
+export type { UpstreamSet } from './upstream/sets.ts';
+export { DEFAULT_UPSTREAM, CURRENT_UPSTREAM, modelUpstream, LLMD_VALUES_FOLDERS } from './upstream/select.ts';
+export type { LlmdGeneration, LlmdModelInput } from './upstream/generation.ts';
+export { ROUTER_CHARTS, ROUTER_CHART_OF, ROUTER_EPP_IMAGE, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, ROUTER_EPP_SELECTOR_KEY, ROUTER_KEYS, ROUTER_DEFAULTS, MODEL_SERVER_PORT, VLLM_IMAGE } from './upstream/2026-08/facts.ts';
+export type { RouterChartKey } from './upstream/2026-08/facts.ts';
+export { routerNames, gatewayServiceName, checkRouterNames } from './upstream/2026-08/names.ts';
+export type { RouterNames } from './upstream/2026-08/names.ts';
+export { readServerValues, modelServerDeployment, serverPodLabels, poolSelector, serverWeights, SERVER_KEYS } from './upstream/2026-08/server.ts';
+export type { ServerValues, ServerWeights, ModelServerInput } from './upstream/2026-08/server.ts';
+export { gatewayManifest, gatewayParametersManifest } from './upstream/2026-08/gateway.ts';
+export type { GatewayInput } from './upstream/2026-08/gateway.ts';
+export { routerValues, routerEppImage } from './upstream/2026-08/router.ts';
+export { KSERVE_RELEASES, KSERVE_V0_18, KSERVE_V0_20 } from './kserve/releases.ts';
+export type { KserveRelease } from './kserve/releases.ts';
+export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
 export type { PreflightCheck, PreflightCheckType, PreflightSeverity, CrdRequirement } from './preflight.ts';
-export { planKserveModel, kserveStackPlan, kserveConfigSpec } from './kserve/plan.ts';
+export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_STRICT, KSERVE_STRICT_V1ALPHA2 } from './kserve/plan.ts';
 export {
   KSERVE_SUPPORTED_VERSIONS,
   KSERVE_WELL_KNOWN_IMAGES,

@@ -1,11 +1,11 @@
 import { homedir } from 'node:os';
-import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
+import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform, type Upstream } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
-import { chartRefs, checkLocalCharts, describeChart } from './charts.ts';
+import { chartRefs, checkLocalCharts } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
 import { checkStackRules } from './config/rules.ts';
 import { durationSeconds } from './config/formats.ts';
-import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, type Issue } from './errors.ts';
+import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, summarizeNames, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
 import { checkLlmdNames, llmdNames, serviceHost } from './names.ts';
 import type { PostRenderPatch } from './patches.ts';
@@ -16,6 +16,8 @@ import type { Values } from './values/merge.ts';
 import { gpuToleration, type Toleration } from './values/scheduling.ts';
 import { simulatorArgWarnings } from './values/simulator.ts';
 import { planKserveModel, kserveStackPlan, type KserveModelPlan, type KserveStackPlan } from './kserve/plan.ts';
+import type { ServerValues } from './upstream/2026-08/server.ts';
+import { migrationCommand, upstreamSetOf, type UpstreamSet } from './upstream/sets.ts';
 
 /** Everything a deployment of one stack consists of, as plain data (DESIGN §2). */
 export interface DeploymentPlan {
@@ -41,11 +43,20 @@ export interface DeploymentPlan {
   readonly warnings: readonly Issue[];
 }
 
-export type ModelPlan = LlmdModelPlan | KserveModelPlan;
+export type ModelPlan = LlmdModelPlan | LlmdRouterModelPlan | KserveModelPlan;
+/** Any llm-d model, whatever set of upstream versions it is deployed with. */
+export type AnyLlmdModelPlan = LlmdModelPlan | LlmdRouterModelPlan;
 
-/** One model on the llm-d platform. */
-export interface LlmdModelPlan {
+/**
+ * What every llm-d model plan holds, whatever set of upstream versions it is deployed with: names
+ * and endpoints, placement, storage, images. What differs between the sets (charts and their
+ * values, or objects app-serving creates) is in {@link LlmdModelPlan} (2026-02) and
+ * {@link LlmdRouterModelPlan} (2026-08), told apart by `upstream`.
+ */
+export interface LlmdModelPlanBase {
   readonly platform: 'llm-d';
+  /** The set of upstream versions the model is deployed with. */
+  readonly upstream: Upstream;
   /** The model folder name (`models.<category>[].name`). */
   readonly name: string;
   readonly category: Category;
@@ -53,25 +64,30 @@ export interface LlmdModelPlan {
   /** The model folder. */
   readonly folder: string;
   readonly namespace: string;
-  readonly releases: { readonly infra: string; readonly gaie: string; readonly modelService: string };
+  /**
+   * Where clients' requests enter: the model's Gateway (`kind: gateway`: its name, the Service its
+   * controller makes, port 80) or, in the 2026-08 Router's standalone mode, the Router's own proxy
+   * (`kind: router-proxy`: the EPP Service's HTTP port).
+   */
   readonly gateway: {
+    readonly kind: 'gateway' | 'router-proxy';
     readonly name: string;
-    /** The Service Istio generates for the Gateway. */
+    /** The Service clients call: the one the Gateway's controller generates, or the EPP Service. */
     readonly service: string;
     readonly host: string;
     readonly port: number;
     readonly url: string;
-    /** The Gateway's parametersRef ConfigMap (placement of the gateway pods). */
-    readonly parametersConfigMap: string;
+    /** The Gateway's parametersRef ConfigMap (placement of the gateway pods), or null when there is none. */
+    readonly parametersConfigMap: string | null;
     /** ExternalName alias `llmd-gateway-<slug>` and its FQDN. */
     readonly alias: string;
     readonly aliasHost: string;
     /** Which namespaces may attach routes to the listener: `Same` (the model's own), `All`, or the model's own plus these. */
     readonly routeNamespaces: 'Same' | 'All' | readonly string[];
-    /** Whether llm-d-infra adds its Envoy access-log Telemetry for the Gateway. */
+    /** Whether the gateway's access logs are on (2026-02: llm-d-infra's Telemetry). */
     readonly accessLogging: boolean;
   };
-  /** The HTTPRoute (generative models), else null. */
+  /** The HTTPRoute (generative models behind a Gateway), else null. */
   readonly httpRoute: string | null;
   readonly inferencePool: { readonly name: string; readonly epp: string; readonly eppHost: string };
   readonly modelServer: {
@@ -80,34 +96,69 @@ export interface LlmdModelPlan {
     readonly serviceAccount: string;
     readonly decodeReplicas: number;
     readonly prefillReplicas: number;
-    /** Labels of every model-server pod; `llm-d.ai/role` (decode|prefill) is added by the chart. */
+    /** Labels of every model-server pod (2026-02: `llm-d.ai/role` is added by the chart). */
     readonly podLabels: Readonly<Record<string, string>>;
     readonly servedModelName: string;
     /** The port the server listens on in decode pods. */
     readonly port: number;
-    /** `routing.servicePort`: the port the InferencePool targets. */
+    /** The port the InferencePool targets. */
     readonly servicePort: number;
   };
   /** The ClusterIP Service of an embedding model, else null. */
   readonly embeddingService: { readonly name: string; readonly port: number; readonly targetPort: number; readonly host: string; readonly url: string } | null;
   readonly storage: StoragePlan | null;
-  /** Node labels of the model pods (decode, prefill) and the pull Job: a hard node affinity. */
+  /** Node labels of the model pods and the pull Job: a hard node affinity. */
   readonly nodeSelector: Readonly<Record<string, string>>;
-  /** Tolerations of every pod of the model (model pods, pull Job, EPP, Istio gateway pods). */
+  /** Tolerations of every pod of the model (model pods, pull Job, EPP, gateway pods). */
   readonly tolerations: readonly Toleration[];
-  /** Node labels of the control pods (EPP, Istio gateway pods): the stack's controlNodeSelector, else the model's nodeSelector. */
+  /** Node labels of the control pods (EPP, gateway pods): the stack's controlNodeSelector, else the model's nodeSelector. */
   readonly controlNodeSelector: Readonly<Record<string, string>>;
   /** How long `pulumi up` awaits the model's Deployments (`pulumi.com/timeoutSeconds`). */
   readonly readyTimeout: { readonly text: string; readonly seconds: number };
   /** The image pull Secret of the namespace, when the stack has Harbor credentials. */
   readonly pullSecret: string | null;
+  /** Images this model pulls. */
+  readonly images: readonly ImageSource[];
+}
+
+/** One llm-d model on the 2026-02 set: the llm-d-infra, GAIE inferencepool and llm-d-modelservice charts. */
+export interface LlmdModelPlan extends LlmdModelPlanBase {
+  readonly upstream: '2026-02';
+  readonly gateway: LlmdModelPlanBase['gateway'] & { readonly kind: 'gateway'; readonly parametersConfigMap: string };
+  readonly releases: { readonly infra: string; readonly gaie: string; readonly modelService: string };
   readonly charts: { readonly infra: ChartRef; readonly gaie: ChartRef; readonly modelService: ChartRef };
   /** Helm values per release: the model's files merged with the programmatic values. */
   readonly values: { readonly infra: Values; readonly gaie: Values; readonly modelService: Values };
   /** Post-render patches per release, applied to the rendered objects. */
   readonly patches: { readonly infra: readonly PostRenderPatch[]; readonly gaie: readonly PostRenderPatch[]; readonly modelService: readonly PostRenderPatch[] };
-  /** Images this model pulls. */
-  readonly images: readonly ImageSource[];
+}
+
+/**
+ * One llm-d model on the 2026-08 set: the llm-d Router chart (EPP, InferencePool, and in gateway
+ * mode the HTTPRoute and Istio's DestinationRule), and what app-serving creates itself: the model
+ * server's Deployment (llm-d's model-server recipe) and, in gateway mode, the model's Gateway.
+ */
+export interface LlmdRouterModelPlan extends LlmdModelPlanBase {
+  readonly upstream: '2026-08';
+  readonly router: {
+    readonly mode: 'gateway' | 'standalone';
+    /** The Gateway's class (gateway mode), else null. */
+    readonly gatewayClass: 'istio' | 'agentgateway' | null;
+    readonly release: string;
+    readonly chart: ChartRef;
+    /** What Helm receives: the model's router values file merged with the programmatic values. */
+    readonly values: Values;
+    /** Post-render patches of the chart's objects. */
+    readonly patches: readonly PostRenderPatch[];
+  };
+  /** The model server as its values file describes it (defaults filled in). */
+  readonly server: ServerValues;
+  /** The objects app-serving creates for the model, as plain manifests. */
+  readonly manifests: {
+    readonly modelServer: Record<string, unknown>;
+    readonly gateway: Record<string, unknown> | null;
+    readonly gatewayParameters: Record<string, unknown> | null;
+  };
 }
 
 /** Options of {@link planDeployment}. */
@@ -136,24 +187,37 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
   if (blocked.some((path) => ['charts', 'gpuToleration', 'kserve', 'models'].some((key) => isAtOrUnder(path, key) && !/^models\.[a-z]+\[\d+\]/.test(path)))) list.throwIfAny();
   const planned = discovered.filter((model) => !blocked.some((path) => isAtOrUnder(path, formatPath(['models', model.category, model.index]))));
   const warnings: Issue[] = [];
-  // A chart on disk (the air-gap way) is read now: it exists, is the right chart, at the version named.
-  const chartIssues: Issue[] = [];
-  const charts = checkLocalCharts(config, chartRefs(config, warnings), chartIssues, warnings);
-  list.addAll(chartIssues);
+  // The charts of each set of upstream versions in use, once per stack: pinned, or the stack's
+  // overrides; a chart on disk (the air-gap way) is read now — it exists, is the right chart, at the
+  // version named.
+  const setCharts = new Map<Upstream, Record<string, ChartRef>>();
+  const chartsOf = (set: UpstreamSet): Record<string, ChartRef> => {
+    let charts = setCharts.get(set.upstream);
+    if (!charts) {
+      const chartIssues: Issue[] = [];
+      charts = checkLocalCharts(config, chartRefs(config, warnings, set.llmd.charts), chartIssues, warnings, { pinned: set.llmd.charts });
+      list.addAll(chartIssues);
+      setCharts.set(set.upstream, charts);
+    }
+    return charts;
+  };
   const harbor =
     config.harborHostname && config.harborUser && config.harborToken ? { hostname: config.harborHostname, user: config.harborUser, pullSecret: HARBOR_PULL_SECRET } : null;
   const toleration = gpuToleration(config.gpuToleration);
 
   const models: ModelPlan[] = [];
   for (const model of planned) {
+    const set = upstreamSetOf(config, model.entry);
     const modelPlan =
       model.platform === 'kserve'
-        ? planKserveModel({ config, model, harbor, toleration, list })
-        : planLlmdModel({ config, model, charts, harbor, toleration, list, warnings });
+        ? planKserveModel({ config, model, harbor, toleration, list, release: set.kserve })
+        : set.llmd.plan({ config, model, charts: chartsOf(set), harbor, toleration, list, warnings });
     if (modelPlan) models.push(modelPlan);
   }
   checkNamespaces(config, models, list);
+  checkOneKserve(config, planned, list);
   list.throwIfAny();
+  warnings.push(...upstreamWarnings(config, planned));
 
   if (discovered.length === 0) {
     warnings.push(config.locate('warning.no-models', ['models'], 'no model is enabled: `pulumi up` would deploy nothing (and remove models deployed before)'));
@@ -203,105 +267,57 @@ export function expandHome(path: string, home: string = homedir()): string {
   return path === '~' ? home : path.startsWith('~/') ? `${home}${path.slice(1)}` : path;
 }
 
-interface PlanModelInput {
-  readonly config: StackConfig;
-  readonly model: DiscoveredModel;
-  readonly charts: Record<ChartKey, ChartRef>;
-  readonly harbor: DeploymentPlan['harbor'];
-  readonly toleration: Toleration | undefined;
-  readonly list: IssueList;
-  readonly warnings: Issue[];
+/** KServe runs once per cluster: every KServe model of a stack is on one set (one KServe release). */
+function checkOneKserve(config: StackConfig, models: readonly DiscoveredModel[], list: IssueList): void {
+  const kserve = models.filter((m) => m.platform === 'kserve');
+  const first = kserve[0];
+  if (!first) return;
+  const release = upstreamSetOf(config, first.entry).kserve;
+  for (const model of kserve.slice(1)) {
+    const other = upstreamSetOf(config, model.entry).kserve;
+    if (other.version !== release.version) {
+      list.add(
+        config.locate(
+          'config.contradiction',
+          ['models', model.category, model.index, 'upstream'],
+          `puts this KServe model on KServe ${other.version}, but ${first.category}/${first.entry.name} is on ${release.version}; a cluster runs one KServe — put every KServe model of the stack on one upstream`,
+        ),
+      );
+    }
+  }
 }
 
-function planLlmdModel({ config, model, charts, harbor, toleration, list, warnings }: PlanModelInput): LlmdModelPlan | undefined {
-  const { entry, slug, category } = model;
-  const at = ['models', category, model.index] as const;
-  const overrides = { nameSpace: entry.nameSpace, releaseName: entry.releaseName };
-  const names = llmdNames(slug, overrides);
-  const storage = entry.modelSource
-    ? storagePlan({ slug, source: entry.modelSource, cloudProvider: config.cloudProvider, harborHostname: config.harborHostname })
-    : null;
-  const files = { gaie: model.values.gaie!, modelService: model.values.modelService!, infra: model.values.infra };
-  const readyTimeoutText = entry.readyTimeout ?? DEFAULT_READY_TIMEOUT;
-  const readyTimeout = { text: readyTimeoutText, seconds: durationSeconds(readyTimeoutText)! };
-  const gatewayConfig = config.modelGateway ?? { routeNamespaces: 'Same' as const, accessLogging: true };
-  const result = llmdValues({
-    controlNodeSelector: config.controlNodeSelector,
-    routeNamespaces: gatewayConfig.routeNamespaces,
-    accessLogging: gatewayConfig.accessLogging,
-    readyTimeoutSeconds: readyTimeout.seconds,
-    names,
-    category,
-    files,
-    nodeSelector: entry.nodeSelector,
-    toleration,
-    pullSecret: harbor?.pullSecret,
-    artifacts: storage
-      ? { uri: modelArtifactsUri(storage.pvc, storage.modelUri, storage.layout), layout: storage.layout, modelUri: storage.modelUri, ref: sourceRef(storage) }
-      : undefined,
-  });
-  const before = list.size;
-  list.addAll(result.issues);
-  warnings.push(...result.warnings);
-  for (const problem of checkLlmdNames(names, overrides, result.prometheusMonitoring)) {
-    list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
+/**
+ * Warnings about the sets of upstream versions: models on a superseded set (once per stack, with
+ * the way across), and keys that only another set reads.
+ */
+function upstreamWarnings(config: StackConfig, models: readonly DiscoveredModel[]): Issue[] {
+  const out: Issue[] = [];
+  const sets = models.map((m) => ({ model: m, set: upstreamSetOf(config, m.entry) }));
+  const old = sets.filter(({ set }) => set.superseded);
+  if (old.length > 0) {
+    const set = old[0]!.set;
+    const names = old.map(({ model }) => model.entry.name);
+    out.push(
+      config.locate(
+        'warning.upstream-superseded',
+        config.upstream !== undefined ? ['upstream'] : ['models'],
+        `${summarizeNames(names)} ${names.length === 1 ? 'is' : 'are'} deployed with the ${set.upstream} set (${set.summary}), which upstream has superseded${config.upstream === undefined ? ' (a stack without `upstream` stays on it)' : ''}: see docs/upgrading.md, and move with \`${migrationCommand(config.file)}\``,
+      ),
+    );
   }
-  if (list.size > before) return undefined;
-
-  const embedder = category === 'embedder';
-  const embeddingsHost = serviceHost(names.embeddingsService, names.namespace);
-  const images: ImageSource[] = [
-    ...gaieImages(result.effective.gaie, files.gaie.file, files.gaie.values, describeChart('GAIE', charts.gaie, DEFAULT_CHARTS.gaie)),
-    ...modelServiceImages(result.effective.modelService, files.modelService.file, files.modelService.values, describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)),
-    ...(storage ? [{ image: storage.image, where: `model pull Job ${storage.job}` }] : []),
-  ];
-  return {
-    platform: 'llm-d',
-    name: entry.name,
-    category,
-    slug,
-    folder: model.folder,
-    namespace: names.namespace,
-    releases: names.releases,
-    gateway: {
-      name: names.gateway,
-      service: names.gatewayService,
-      host: names.gatewayHost,
-      port: GATEWAY_HTTP_PORT,
-      url: `http://${names.gatewayHost}:${GATEWAY_HTTP_PORT}`,
-      parametersConfigMap: names.gatewayParameters,
-      alias: names.gatewayAlias,
-      aliasHost: serviceHost(names.gatewayAlias, names.namespace),
-      routeNamespaces: result.routeNamespaces,
-      accessLogging: result.accessLogging,
-    },
-    httpRoute: embedder ? null : names.httpRoute,
-    inferencePool: { name: names.inferencePool, epp: names.epp, eppHost: names.eppHost },
-    modelServer: {
-      decodeDeployment: names.decodeDeployment,
-      prefillDeployment: names.prefillDeployment,
-      serviceAccount: names.modelServiceFullname,
-      decodeReplicas: result.decodeReplicas,
-      prefillReplicas: result.prefillReplicas,
-      podLabels: result.podLabels,
-      servedModelName: result.servedModelName,
-      port: result.decodePort,
-      servicePort: result.servicePort,
-    },
-    embeddingService: embedder
-      ? { name: names.embeddingsService, port: EMBEDDINGS_SERVICE_PORT, targetPort: result.decodePort, host: embeddingsHost, url: `http://${embeddingsHost}:${EMBEDDINGS_SERVICE_PORT}` }
-      : null,
-    storage,
-    nodeSelector: entry.nodeSelector,
-    tolerations: toleration ? [toleration] : [],
-    controlNodeSelector: config.controlNodeSelector && Object.keys(config.controlNodeSelector).length > 0 ? config.controlNodeSelector : entry.nodeSelector,
-    readyTimeout,
-    pullSecret: harbor?.pullSecret ?? null,
-    charts,
-    values: result.values,
-    patches: result.patches,
-    images,
-  };
+  const onRouter = sets.some(({ model, set }) => model.platform === 'llm-d' && set.upstream === '2026-08');
+  if (config.router !== undefined && !onRouter) {
+    out.push(config.locate('warning.no-effect', ['router'], 'has no effect: no llm-d model of the stack is on the 2026-08 set (router is the llm-d Router\'s mode)'));
+  }
+  for (const key of ['routerGateway', 'routerStandalone'] as const) {
+    if (config.charts?.[key] !== undefined && !onRouter) out.push(config.locate('warning.no-effect', ['charts', key], 'has no effect: no llm-d model of the stack is on the 2026-08 set'));
+  }
+  const onCharts = sets.some(({ model, set }) => model.platform === 'llm-d' && set.upstream === '2026-02');
+  for (const key of ['infra', 'gaie', 'modelService'] as const) {
+    if (config.charts?.[key] !== undefined && !onCharts && sets.length > 0) out.push(config.locate('warning.no-effect', ['charts', key], 'has no effect: no llm-d model of the stack is on the 2026-02 set'));
+  }
+  return out;
 }
 
 /** Two models may not share a namespace: each owns its pull secret, storage and releases. */

@@ -10,8 +10,8 @@ import {
   KSERVE_API,
   KSERVE_NAMESPACE,
 } from './constants.ts';
-import { KSERVE_SUPPORTED_VERSIONS } from './kserve/facts.ts';
-import type { DeploymentPlan, ModelPlan } from './plan.ts';
+import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
+import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 import type { Toleration } from './values/scheduling.ts';
 
@@ -109,6 +109,33 @@ export const KSERVE_CRDS: readonly CrdRequirement[] = [
   { group: KSERVE_API.group, kind: 'LLMInferenceServiceConfig', plural: 'llminferenceserviceconfigs', version: KSERVE_API.version },
 ];
 
+/**
+ * CRDs of a 2026-08 llm-d model: the InferencePool (v1) the Router chart renders, the objectives its
+ * EPP watches (now `llm-d.ai/v1alpha2`: llm-d-router `config/crd/bases/`), and in gateway mode the
+ * Gateway API and, for Istio, the DestinationRule the chart renders (`networking.istio.io/v1beta1`).
+ */
+export function routerCrds(model: Pick<LlmdRouterModelPlan, 'router'>): CrdRequirement[] {
+  const gateway = model.router.mode === 'gateway';
+  return [
+    ...(gateway
+      ? [
+          { group: GATEWAY_API, kind: 'Gateway', plural: 'gateways', version: 'v1' },
+          { group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' },
+        ]
+      : []),
+    { group: 'inference.networking.k8s.io', kind: 'InferencePool', plural: 'inferencepools', version: 'v1' },
+    { group: 'llm-d.ai', kind: 'InferenceObjective', plural: 'inferenceobjectives', version: 'v1alpha2' },
+    ...(gateway && model.router.gatewayClass === 'istio' ? [{ group: ISTIO_NETWORKING, kind: 'DestinationRule', plural: 'destinationrules', version: 'v1beta1' }] : []),
+  ];
+}
+
+/** CRDs of a KServe model on a release ({@link KSERVE_CRDS} is v0.18's). */
+export function kserveCrds(release: KserveRelease): CrdRequirement[] {
+  return KSERVE_CRDS.map((crd) =>
+    crd.group !== release.api.group ? crd : { ...crd, version: release.api.version, ...(crd.kind === 'LLMInferenceService' && { fields: release.crdFields }) },
+  );
+}
+
 const crdName = (c: CrdRequirement) => `${c.plural}.${c.group}`;
 
 /** A CRD field path as people write it: `spec.router.gateway.refs[].sectionName`. */
@@ -144,7 +171,7 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
   });
 
   for (const model of models) {
-    const crds = model.platform === 'llm-d' ? LLMD_CRDS : KSERVE_CRDS;
+    const crds = model.platform === 'kserve' ? kserveCrds(KSERVE_RELEASES[model.upstream ?? '2026-02']) : model.upstream === '2026-08' ? routerCrds(model) : LLMD_CRDS;
     for (const crd of crds) {
       const fields = crd.fields?.map(formatCrdField) ?? [];
       add(model, {
@@ -152,13 +179,27 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
         type: 'crd',
         crd,
         title: `CRD ${crdName(crd)} serves ${crd.version}${fields.length ? ` with ${fields.join(', ')}` : ''}`,
-        fix: crdFix(crd, model.platform),
+        fix: crdFix(crd, model),
       });
     }
   }
 
   for (const model of models) {
-    if (model.platform === 'llm-d') {
+    if (model.platform === 'llm-d' && model.upstream === '2026-08') {
+      const className = model.router.gatewayClass;
+      if (className !== null) {
+        add(model, {
+          id: `gateway-class:${className}`,
+          type: 'gateway-class',
+          name: className,
+          title: `GatewayClass ${className} exists`,
+          fix:
+            className === 'istio'
+              ? 'install Istio ≥ 1.29 with the Gateway API and the inference extension (ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true); it creates the GatewayClass istio'
+              : 'install agentgateway (≥ v1.1) with its inference extension; it creates the GatewayClass agentgateway',
+        });
+      }
+    } else if (model.platform === 'llm-d') {
       add(model, {
         id: `gateway-class:${ISTIO_GATEWAY_CLASS}`,
         type: 'gateway-class',
@@ -186,17 +227,18 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
         title: `Envoy Gateway routes to InferencePools (extensionManager.backendResources in ${ENVOY_GATEWAY_CONFIG.namespace}/${ENVOY_GATEWAY_CONFIG.name})`,
         fix: "install Envoy Gateway with Envoy AI Gateway's values and its inference-pool addon (docs/deployment-flow.md, KServe step 2), then Envoy AI Gateway",
       });
+      const release = KSERVE_RELEASES[model.upstream];
       for (const config of model.wellKnownConfigs) {
         add(model, {
           id: `kserve-config:${config}`,
           type: 'custom-object',
-          group: KSERVE_API.group,
-          version: KSERVE_API.version,
+          group: release.api.group,
+          version: release.api.version,
           plural: 'llminferenceserviceconfigs',
           namespace: KSERVE_NAMESPACE,
           name: config,
           title: `LLMInferenceServiceConfig ${KSERVE_NAMESPACE}/${config} exists`,
-          fix: `install KServe's well-known configs: helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version ${KSERVE_SUPPORTED_VERSIONS.at(-1)} -n ${KSERVE_NAMESPACE} --set kserve.llmisvcConfigs.enabled=true`,
+          fix: `install KServe's well-known configs: helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version ${release.supportedVersions.at(-1)} -n ${KSERVE_NAMESPACE} --set kserve.llmisvcConfigs.enabled=true`,
         });
       }
     }
@@ -279,17 +321,23 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
   return [...checks.values()];
 }
 
-function crdFix(crd: CrdRequirement, platform: ModelPlan['platform']): string {
+function crdFix(crd: CrdRequirement, model: ModelPlan): string {
+  const current = model.upstream === '2026-08';
   switch (crd.group) {
     case GATEWAY_API:
-      return 'install the Gateway API CRDs v1.4 (standard channel or later)';
+      return current ? 'install the Gateway API CRDs v1.5.1 (standard channel or later)' : 'install the Gateway API CRDs v1.4 (standard channel or later)';
     case ISTIO_NETWORKING:
     case ISTIO_TELEMETRY:
-      return `install Istio ≥ ${CLUSTER_REQUIREMENTS.istio} (its base chart installs ${crd.kind})`;
-    case KSERVE_API.group:
-      return `install KServe ${KSERVE_SUPPORTED_VERSIONS.join(' or ')} (kserve-llmisvc-crd chart)${crd.fields ? `: older versions lack ${crd.fields.map(formatCrdField).join(', ')}` : ''}`;
+      return `install Istio ≥ ${current ? '1.29' : CLUSTER_REQUIREMENTS.istio} (its base chart installs ${crd.kind})`;
+    case 'llm-d.ai':
+      return 'install the llm-d Router v0.10 CRDs (llm-d-router config/crd: InferenceObjective, InferenceModelRewrite in llm-d.ai/v1alpha2)';
+    case KSERVE_API.group: {
+      const release = KSERVE_RELEASES[model.upstream];
+      return `install KServe ${release.supportedVersions.join(' or ')} (kserve-llmisvc-crd chart)${crd.fields ? `: older versions lack ${crd.fields.map(formatCrdField).join(', ')}` : ''}`;
+    }
     default:
-      return platform === 'kserve'
+      if (current) return `install the Gateway API Inference Extension v1.6 CRDs (${crd.kind} ${crd.group}/${crd.version})`;
+      return model.platform === 'kserve'
         ? 'install the GAIE v1.2 CRDs (the KServe chart installs the InferencePool CRDs)'
         : `install the Gateway API Inference Extension v1.2 CRDs (${crd.kind} ${crd.group}/${crd.version})`;
   }
@@ -298,9 +346,11 @@ function crdFix(crd: CrdRequirement, platform: ModelPlan['platform']): string {
 /** GPUs one model-server pod asks for, from the values' container resources (0 when none is set there). */
 export function gpuRequest(model: ModelPlan): number {
   const containers: unknown[] =
-    model.platform === 'llm-d'
-      ? [getPath(model.values.modelService, ['decode', 'containers'])].flat()
-      : [getPath(model.spec, ['template', 'containers'])].flat();
+    model.platform === 'kserve'
+      ? [getPath(model.spec, ['template', 'containers'])].flat()
+      : model.upstream === '2026-08'
+        ? [{ resources: model.server.resources }]
+        : [getPath(model.values.modelService, ['decode', 'containers'])].flat();
   let total = 0;
   for (const container of containers) {
     if (!isValuesMap(container)) continue;
@@ -329,10 +379,13 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
       ['apps', 'deployments', ns],
       ['rbac.authorization.k8s.io', 'roles', ns],
       ['rbac.authorization.k8s.io', 'rolebindings', ns],
-      [GATEWAY_API, 'gateways', ns],
       ['inference.networking.k8s.io', 'inferencepools', ns],
-      [ISTIO_NETWORKING, 'destinationrules', ns],
     );
+    // 2026-02: llm-d-infra's Gateway and GAIE's DestinationRule; 2026-08: the Gateway of gateway
+    // mode, and the Router's DestinationRule when it is an Istio Gateway.
+    const current = model.upstream === '2026-08';
+    if (!current || model.router.mode === 'gateway') kinds.push([GATEWAY_API, 'gateways', ns]);
+    if (!current || model.router.gatewayClass === 'istio') kinds.push([ISTIO_NETWORKING, 'destinationrules', ns]);
     if (model.httpRoute) kinds.push([GATEWAY_API, 'httproutes', ns]);
     if (model.gateway.accessLogging) kinds.push([ISTIO_TELEMETRY, 'telemetries', ns]);
   } else {

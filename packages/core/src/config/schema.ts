@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORMS } from '../constants.ts';
+import { PLATFORMS, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
 import { durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
@@ -12,6 +12,7 @@ import type {
   ModelGateway,
   ModelSource,
   ParsedStackConfig,
+  RouterSettings,
   StackConfigInput,
 } from './types.ts';
 
@@ -151,6 +152,9 @@ export const modelEntrySchema = z
     releaseName: z.string().optional().meta({ description: 'llm-d-infra release override. Default: `infra-<slug>`.' }),
     platform: z.enum(PLATFORMS).optional().meta({ description: 'Serving platform of this model. Default: the stack `platform`.' }),
     modelSource: modelSourceSchema.optional(),
+    upstream: z.enum(UPSTREAMS).optional().meta({
+      description: "The set of upstream versions this model is deployed with (`2026-02` or `2026-08`), for moving a stack one model at a time. Default: the stack's `upstream`.",
+    }),
     readyTimeout: durationSchema.optional().meta({
       description:
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
@@ -196,11 +200,28 @@ export const kserveSchema = z
   })
   .meta({ description: 'KServe platform settings.' });
 
+export const routerSchema = z
+  .strictObject({
+    mode: z.enum(['gateway', 'standalone']).default('gateway').meta({
+      description:
+        '`gateway`: each model gets its own Gateway (class `gatewayClass`) whose HTTPRoute sends requests to the Router\'s InferencePool — for clients outside the namespace, TLS and policies at the gateway. `standalone`: no Gateway; the Router runs an Envoy proxy beside its endpoint picker and clients call its Service — fewer moving parts, no Gateway API controller needed. Default: `gateway`.',
+    }),
+    gatewayClass: z.enum(['istio', 'agentgateway']).default('istio').meta({
+      description: 'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled) or `agentgateway`. Default: `istio`.',
+    }),
+  })
+  .meta({ description: '2026-08 llm-d: how the models are reached (the llm-d Router\'s gateway or standalone mode).' });
+
 /** The `app-serving:*` keys, without the namespace prefix. */
 export const stackConfigSchema = z
   .strictObject({
     cloudProvider: z.enum(['cloud', 'on-prem']).meta({ description: '`cloud` (nodes reach public registries) or `on-prem` (air-gapped, images and weights from Harbor).' }),
     platform: z.enum(PLATFORMS).default('llm-d').meta({ description: 'Default serving platform of every model.' }),
+    upstream: z.enum(UPSTREAMS).optional().meta({
+      description:
+        'The set of upstream versions the models are deployed with: `2026-08` (current: the llm-d Router chart v0.10 with a plain vLLM Deployment, KServe v0.20) or `2026-02` (superseded: llm-d-infra, GAIE inferencepool v1.2.0, llm-d-modelservice, KServe v0.18). Default: `2026-02`, so that a stack written before this key keeps what it deploys; `validate` warns, with the way across (docs/upgrading.md).',
+    }),
+    router: routerSchema.optional(),
     models: z
       .strictObject({
         generative: z.array(modelEntrySchema).default([]),
@@ -216,7 +237,13 @@ export const stackConfigSchema = z
     harborToken: secretSchema.optional(),
     hfToken: secretSchema.optional(),
     charts: z
-      .strictObject({ infra: chartOverrideSchema.optional(), gaie: chartOverrideSchema.optional(), modelService: chartOverrideSchema.optional() })
+      .strictObject({
+        infra: chartOverrideSchema.optional(),
+        gaie: chartOverrideSchema.optional(),
+        modelService: chartOverrideSchema.optional(),
+        routerGateway: chartOverrideSchema.optional().meta({ description: '2026-08: the llm-d Router chart of gateway mode (llm-d-router-gateway).' }),
+        routerStandalone: chartOverrideSchema.optional().meta({ description: '2026-08: the llm-d Router chart of standalone mode (llm-d-router-standalone).' }),
+      })
       .optional(),
     kserve: kserveSchema.optional(),
   })
@@ -237,3 +264,4 @@ true satisfies Same<z.output<typeof gpuTolerationSchema>, GpuToleration>;
 true satisfies Same<z.output<typeof chartOverrideSchema>, ChartOverride>;
 true satisfies Same<z.output<typeof modelGatewaySchema>, ModelGateway>;
 true satisfies Same<z.output<typeof kserveSchema>, KserveSettings>;
+true satisfies Same<z.output<typeof routerSchema>, RouterSettings>;

@@ -1,4 +1,4 @@
-import type { Platform } from '../constants.ts';
+import type { Platform, Upstream } from '../constants.ts';
 import type { Secret } from '../secret.ts';
 
 /**
@@ -64,6 +64,18 @@ export interface ChartOverrides {
   infra?: ChartOverride | undefined;
   gaie?: ChartOverride | undefined;
   modelService?: ChartOverride | undefined;
+  /** 2026-08: the llm-d Router chart of gateway mode. */
+  routerGateway?: ChartOverride | undefined;
+  /** 2026-08: the llm-d Router chart of standalone mode. */
+  routerStandalone?: ChartOverride | undefined;
+}
+
+/** `router`: how the llm-d models of the 2026-08 set are reached. */
+export interface RouterSettings {
+  /** `gateway`: a Gateway per model (Istio or AgentGateway) routes to the Router's InferencePool; `standalone`: the Router's own Envoy proxy beside its EPP, no Gateway. */
+  mode: 'gateway' | 'standalone';
+  /** The GatewayClass of each model's Gateway in gateway mode. */
+  gatewayClass: 'istio' | 'agentgateway';
 }
 
 /** One model of the stack (an entry of `models.generative` or `models.embedder`). */
@@ -76,6 +88,8 @@ export interface ModelEntry {
   platform?: Platform | undefined;
   modelSource?: ModelSource | undefined;
   readyTimeout?: string | undefined;
+  /** The set of upstream versions this model is deployed with; default: the stack's `upstream`. */
+  upstream?: Upstream | undefined;
 }
 
 /** {@link ModelEntry} as written: `enabled` defaults to true, `nodeSelector` to `{}`. */
@@ -115,6 +129,10 @@ export interface KserveSettingsInput {
 export interface ParsedStackConfig {
   cloudProvider: 'cloud' | 'on-prem';
   platform: Platform;
+  /** The set of upstream versions; absent: `2026-02` (the seed's pins). */
+  upstream?: Upstream | undefined;
+  /** 2026-08 llm-d: gateway or standalone mode, and the gateway class. */
+  router?: RouterSettings | undefined;
   models: { generative: ModelEntry[]; embedder: ModelEntry[] };
   gpuToleration?: GpuToleration | undefined;
   controlNodeSelector?: NodeSelector | undefined;
@@ -130,10 +148,11 @@ export interface ParsedStackConfig {
 
 /** The `app-serving:*` keys as a stack file writes them (the keys with defaults may be left out). */
 export interface StackConfigInput
-  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve'> {
+  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve' | 'router'> {
   platform?: Platform | undefined;
   models: { generative?: ModelEntryInput[] | undefined; embedder?: ModelEntryInput[] | undefined };
   gpuToleration?: GpuTolerationInput | undefined;
   modelGateway?: Partial<ModelGateway> | undefined;
   kserve?: KserveSettingsInput | undefined;
+  router?: Partial<RouterSettings> | undefined;
 }

@@ -329,14 +329,20 @@ function describeWeights(w: Record<string, unknown>): string {
 }
 
 /**
- * Changed paths of the model server's pod spec: the llm-d modelservice release's values, or the
- * KServe LLMInferenceService's spec; a change of `replicas` alone scales and restarts nothing.
+ * Changed paths of the model server's pod spec: the llm-d modelservice release's values (2026-02),
+ * the model-server Deployment's pod template (2026-08), or the KServe LLMInferenceService's spec; a
+ * change of `replicas` alone scales and restarts nothing.
  */
 function modelServerChanges(m: ModelPlan, resources: readonly ResourceChange[], releases: readonly ReleaseValuesDiff[]): string[] {
   const scalesOnly = (path: string) => /(^|\.)replicas$/.test(path);
-  if (m.platform === 'llm-d') {
+  if (m.platform === 'llm-d' && m.upstream !== '2026-08') {
     const release = releases.find((r) => r.release === m.releases.modelService);
     return (release?.changes ?? []).map((c) => c.path).filter((p) => !scalesOnly(p));
+  }
+  if (m.platform === 'llm-d') {
+    // 2026-08: the model server is a Deployment app-serving creates; its pods change with its template.
+    const server = resources.find((r) => r.type === 'kubernetes:apps/v1:Deployment' && r.object === `Deployment ${m.namespace}/${m.modelServer.decodeDeployment}`);
+    return (server?.changes ?? []).map((c) => c.path).filter((p) => p.startsWith('spec.template'));
   }
   const service = resources.find((r) => r.type.endsWith(':LLMInferenceService') && r.object.endsWith(`/${m.service}`));
   return (service?.changes ?? []).map((c) => c.path).filter((p) => p.startsWith('spec') && !scalesOnly(p));

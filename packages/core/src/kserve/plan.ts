@@ -4,10 +4,10 @@ import {
   ENVOY_LABEL_OWNING_GATEWAY_NAME,
   ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE,
   GATEWAY_HTTP_PORT,
-  HF_DOWNLOADER_IMAGE_PUBLIC,
   INFRA_MIRROR_PROJECT,
   KSERVE_VLLM_PORT,
   type Category,
+  type Upstream,
 } from '../constants.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
@@ -21,7 +21,8 @@ import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '..
 import { findConflicts, findTypeProblems, findUnknownKeys, requirementValues, show, unionList, type Requirement, type TypeCheck } from '../values/requirements.ts';
 import { nodeAffinityFor, type Toleration } from '../values/scheduling.ts';
 import type { StrictBlock } from '../values/chart-facts.ts';
-import { HOSTNAME_TOPOLOGY_KEY, KSERVE_VERSION, KSERVE_WELL_KNOWN_IMAGES, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
+import { HOSTNAME_TOPOLOGY_KEY, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
+import { KSERVE_V0_18, type KserveRelease } from './releases.ts';
 
 /** Stack-wide KServe objects: the Envoy Gateway KServe attaches its routes to. */
 export interface KserveStackPlan {
@@ -42,6 +43,10 @@ export interface KserveStackPlan {
 /** One model on the KServe platform. */
 export interface KserveModelPlan {
   readonly platform: 'kserve';
+  /** The set of upstream versions: which KServe release the model is written for. */
+  readonly upstream: Upstream;
+  /** The LLMInferenceService's apiVersion: `serving.kserve.io/v1alpha1` (KServe v0.18) or `v1alpha2` (v0.20). */
+  readonly apiVersion: string;
   readonly name: string;
   readonly category: Category;
   readonly slug: string;
@@ -88,6 +93,17 @@ export const KSERVE_STRICT: readonly StrictBlock[] = [
   { path: ['parallelism'], keys: ['data', 'dataLocal', 'dataRPCPort', 'expert', 'pipeline', 'tensor'] },
 ];
 
+/**
+ * The same for v1alpha2 (KServe v0.20): `kvCacheOffloading`, `tracing` and `model.confidential` are
+ * new, `model.criticality` is gone (kserve/kserve v0.20.0 config/crd/full/llmisvc, held by a drift test).
+ */
+export const KSERVE_STRICT_V1ALPHA2: readonly StrictBlock[] = [
+  { path: [], keys: ['annotations', 'baseRefs', 'kvCacheOffloading', 'labels', 'model', 'parallelism', 'prefill', 'replicas', 'router', 'scaling', 'storageInitializer', 'template', 'tracing', 'worker'] },
+  { path: ['model'], keys: ['confidential', 'lora', 'name', 'uri'] },
+  { path: ['router'], keys: ['gateway', 'ingress', 'route', 'scheduler'] },
+  { path: ['parallelism'], keys: ['data', 'dataLocal', 'dataRPCPort', 'expert', 'pipeline', 'tensor'] },
+];
+
 /** The stack-wide KServe plan. */
 export function kserveStackPlan(config: StackConfig): KserveStackPlan {
   const gateway = config.kserve?.gateway ?? { name: 'kserve-ingress-gateway', namespace: 'kserve', className: 'envoy', create: true };
@@ -111,10 +127,12 @@ interface KserveModelInput {
   readonly harbor: { readonly hostname: string; readonly pullSecret: string } | null;
   readonly toleration: Toleration | undefined;
   readonly list: IssueList;
+  /** The KServe release to write for. @default KServe v0.18 (the 2026-02 set) */
+  readonly release?: KserveRelease;
 }
 
 /** Plans one KServe model: names, storage, the LLMInferenceService spec and its config. */
-export function planKserveModel({ config, model, harbor, toleration, list }: KserveModelInput): KserveModelPlan | undefined {
+export function planKserveModel({ config, model, harbor, toleration, list, release = KSERVE_V0_18 }: KserveModelInput): KserveModelPlan | undefined {
   const { entry, slug, category } = model;
   const at = ['models', category, model.index] as const;
   const names = kserveNames(slug, { nameSpace: entry.nameSpace });
@@ -142,8 +160,8 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
         harborHostname: config.harborHostname,
         downloaderImage:
           config.cloudProvider === 'on-prem' && config.harborHostname
-            ? mirrorReference(HF_DOWNLOADER_IMAGE_PUBLIC, `${config.harborHostname}/${INFRA_MIRROR_PROJECT}`)
-            : HF_DOWNLOADER_IMAGE_PUBLIC,
+            ? mirrorReference(release.downloaderImage, `${config.harborHostname}/${INFRA_MIRROR_PROJECT}`)
+            : release.downloaderImage,
       })
     : null;
   const affinity = nodeAffinityFor(entry.nodeSelector);
@@ -155,7 +173,8 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     'kserve.io/component': 'workload',
   };
 
-  list.addAll(findUnknownKeys(file, KSERVE_STRICT, 'LLMInferenceService (serving.kserve.io/v1alpha1)'));
+  const apiVersion = `${release.api.group}/${release.api.version}`;
+  list.addAll(findUnknownKeys(file, release.api.version === 'v1alpha2' ? KSERVE_STRICT_V1ALPHA2 : KSERVE_STRICT, `LLMInferenceService (${apiVersion}, KServe ${release.version})`));
   list.addAll(findTypeProblems(file, KSERVE_TYPES));
   list.addAll(replicasWithScaling(file));
 
@@ -264,19 +283,21 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
       });
     }
   }
-  for (const fact of KSERVE_WELL_KNOWN_IMAGES) {
+  for (const fact of release.wellKnownImages) {
     if (!wellKnownConfigs.includes(fact.config)) continue;
     // The overlay's own image for this container wins over the config's (it merges last).
     if (typeof containerOf(effective, fact)?.image === 'string') continue;
     const image = mirror ? mirrorReference(fact.image, mirror) : fact.image;
     // On-prem without a mirror the nodes cannot pull it: the warning about it says where the fix is.
     const note = mirror ? ' (kserve.imageMirror)' : config.cloudProvider === 'on-prem' ? '; set kserve.imageMirror to pull it from Harbor' : '';
-    images.push({ image, where: `KServe ${KSERVE_VERSION} ${fact.config}: ${fact.section}.${fact.list}[${fact.container}]${note}` });
+    images.push({ image, where: `KServe ${release.version} ${fact.config}: ${fact.section}.${fact.list}[${fact.container}]${note}` });
     if (mirror) mirrored.push({ ...fact, image });
   }
   if (storage) images.push({ image: storage.image, where: `model ${storage.source.kind === 'oras' ? 'pull' : 'download'} Job ${storage.job}` });
   return {
     platform: 'kserve',
+    upstream: release.upstream,
+    apiVersion,
     name: entry.name,
     category,
     slug,

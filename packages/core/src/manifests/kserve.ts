@@ -25,18 +25,20 @@ export function kserveServiceAccountManifest(model: Pick<KserveModelPlan, 'servi
 }
 
 /** The LLMInferenceServiceConfig a KServe model references through `baseRefs`. */
-export function llmInferenceServiceConfigManifest(model: Pick<KserveModelPlan, 'config' | 'namespace' | 'slug' | 'configSpec'>) {
+export function llmInferenceServiceConfigManifest(model: Pick<KserveModelPlan, 'config' | 'namespace' | 'slug' | 'configSpec' | 'apiVersion'>) {
   return {
-    ...RESOURCE_TYPES.llmInferenceServiceConfig,
+    apiVersion: model.apiVersion,
+    kind: RESOURCE_TYPES.llmInferenceServiceConfig.kind,
     metadata: { name: model.config, namespace: model.namespace, labels: commonLabels(model.slug) },
     spec: structuredClone(model.configSpec),
   };
 }
 
 /** The LLMInferenceService of a KServe model. */
-export function llmInferenceServiceManifest(model: Pick<KserveModelPlan, 'service' | 'namespace' | 'slug' | 'spec'>) {
+export function llmInferenceServiceManifest(model: Pick<KserveModelPlan, 'service' | 'namespace' | 'slug' | 'spec' | 'apiVersion'>) {
   return {
-    ...RESOURCE_TYPES.llmInferenceService,
+    apiVersion: model.apiVersion,
+    kind: RESOURCE_TYPES.llmInferenceService.kind,
     metadata: { name: model.service, namespace: model.namespace, labels: commonLabels(model.slug) },
     spec: structuredClone(model.spec),
   };

@@ -1,0 +1,114 @@
+import { DEFAULT_CHARTS, GATEWAY_HTTP_PORT, type ChartKey, type ChartRef } from '../constants.ts';
+import { describeChart } from '../charts.ts';
+import { gaieImages, modelServiceImages, type ImageSource } from '../images.ts';
+import { checkLlmdNames, llmdNames, serviceHost } from '../names.ts';
+import type { LlmdModelPlan } from '../plan.ts';
+import { sourceRef } from '../storage.ts';
+import { llmdValues, modelArtifactsUri } from '../values/llmd.ts';
+import type { LlmdGeneration, LlmdModelInput } from './generation.ts';
+import { LLMD_VALUES_FOLDERS } from './select.ts';
+import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from './shared.ts';
+
+/**
+ * The 2026-02 set for llm-d models, the seed's pins: per model the llm-d-infra chart (the Istio
+ * Gateway), GAIE's `inferencepool` chart (EPP, InferencePool) and llm-d-modelservice (the vLLM
+ * Deployments), wired together by the values core computes (values/llmd.ts), then the HTTPRoute or
+ * the embeddings Service. Its facts are held against shared/upstream/charts by drift tests.
+ */
+export const CHARTS_2026_02: LlmdGeneration = {
+  upstream: '2026-02',
+  valuesFolders: LLMD_VALUES_FOLDERS['2026-02'],
+  charts: DEFAULT_CHARTS,
+  plan: planModel,
+};
+
+function planModel({ config, model, charts: anyCharts, harbor, toleration, list, warnings }: LlmdModelInput): LlmdModelPlan | undefined {
+  const charts = anyCharts as Record<ChartKey, ChartRef>;
+  const { entry, slug, category } = model;
+  const at = ['models', category, model.index] as const;
+  const overrides = { nameSpace: entry.nameSpace, releaseName: entry.releaseName };
+  const names = llmdNames(slug, overrides);
+  const storage = storageOf(config, entry, slug);
+  const files = { gaie: model.values.gaie!, modelService: model.values.modelService!, infra: model.values.infra };
+  const readyTimeout = readyTimeoutOf(entry);
+  const gatewayConfig = config.modelGateway ?? { routeNamespaces: 'Same' as const, accessLogging: true };
+  const result = llmdValues({
+    controlNodeSelector: config.controlNodeSelector,
+    routeNamespaces: gatewayConfig.routeNamespaces,
+    accessLogging: gatewayConfig.accessLogging,
+    readyTimeoutSeconds: readyTimeout.seconds,
+    names,
+    category,
+    files,
+    nodeSelector: entry.nodeSelector,
+    toleration,
+    pullSecret: harbor?.pullSecret,
+    artifacts: storage
+      ? { uri: modelArtifactsUri(storage.pvc, storage.modelUri, storage.layout), layout: storage.layout, modelUri: storage.modelUri, ref: sourceRef(storage) }
+      : undefined,
+  });
+  const before = list.size;
+  list.addAll(result.issues);
+  warnings.push(...result.warnings);
+  for (const problem of checkLlmdNames(names, overrides, result.prometheusMonitoring)) {
+    list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
+  }
+  if (list.size > before) return undefined;
+
+  const embedder = category === 'embedder';
+  const images: ImageSource[] = [
+    ...gaieImages(result.effective.gaie, files.gaie.file, files.gaie.values, describeChart('GAIE', charts.gaie, DEFAULT_CHARTS.gaie)),
+    ...modelServiceImages(result.effective.modelService, files.modelService.file, files.modelService.values, describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)),
+    ...(storage ? [{ image: storage.image, where: `model pull Job ${storage.job}` }] : []),
+  ];
+  return {
+    platform: 'llm-d',
+    upstream: '2026-02',
+    name: entry.name,
+    category,
+    slug,
+    folder: model.folder,
+    namespace: names.namespace,
+    releases: names.releases,
+    gateway: {
+      kind: 'gateway',
+      name: names.gateway,
+      service: names.gatewayService,
+      host: names.gatewayHost,
+      port: GATEWAY_HTTP_PORT,
+      url: `http://${names.gatewayHost}:${GATEWAY_HTTP_PORT}`,
+      parametersConfigMap: names.gatewayParameters,
+      alias: names.gatewayAlias,
+      aliasHost: serviceHost(names.gatewayAlias, names.namespace),
+      routeNamespaces: result.routeNamespaces,
+      accessLogging: result.accessLogging,
+    },
+    httpRoute: embedder ? null : names.httpRoute,
+    inferencePool: { name: names.inferencePool, epp: names.epp, eppHost: names.eppHost },
+    modelServer: {
+      decodeDeployment: names.decodeDeployment,
+      prefillDeployment: names.prefillDeployment,
+      serviceAccount: names.modelServiceFullname,
+      decodeReplicas: result.decodeReplicas,
+      prefillReplicas: result.prefillReplicas,
+      podLabels: result.podLabels,
+      servedModelName: result.servedModelName,
+      port: result.decodePort,
+      servicePort: result.servicePort,
+    },
+    embeddingService: embedder
+      ? embeddingServiceOf(names.embeddingsService, names.namespace, result.decodePort)
+      : null,
+    storage,
+    nodeSelector: entry.nodeSelector,
+    tolerations: toleration ? [toleration] : [],
+    controlNodeSelector: controlNodeSelectorOf(config, entry),
+    readyTimeout,
+    pullSecret: harbor?.pullSecret ?? null,
+    charts,
+    values: result.values,
+    patches: result.patches,
+    images,
+  };
+}
+

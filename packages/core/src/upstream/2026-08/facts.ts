@@ -1,0 +1,97 @@
+import type { ChartRef } from '../../constants.ts';
+import type { KeyTree } from '../../values/chart-facts.ts';
+import type { Values } from '../../values/merge.ts';
+
+/**
+ * What core knows of the 2026-08 llm-d set, read from upstream at the pinned versions and held
+ * against the files in shared/upstream/current/ by drift tests (facts.test.ts):
+ *
+ * - the llm-d Router charts v0.10.0 (llm-d/llm-d-router `config/charts/`, published as
+ *   `oci://ghcr.io/llm-d/charts/llm-d-router-{gateway,standalone}`): every value under `router.*`
+ *   (the `routerlib` library chart, aliased `router`), the EPP `<trunc40(release)>-epp`, the
+ *   InferencePool and (gateway chart) the HTTPRoute named after the release, the EPP pods labelled
+ *   `llm-d-router-gateway: <epp>` or `llm-d-router-standalone: <epp>`;
+ * - the model server: llm-d's own recipe (llm-d/llm-d `guides/recipes/modelserver/`): a plain
+ *   Deployment of `vllm/vllm-openai` (whose entrypoint is `vllm serve`), port 8000, readiness and
+ *   startup on `/v1/models`, liveness on `/health`; `llm-d-cuda` is deprecated in its favour
+ *   (llm-d `docs/api-reference/artifacts.md`).
+ */
+
+/** The Router charts, by mode. */
+export const ROUTER_CHARTS = {
+  /** EPP, InferencePool, the Istio DestinationRule and the HTTPRoute to a Gateway. */
+  routerGateway: { chart: 'oci://ghcr.io/llm-d/charts/llm-d-router-gateway', version: 'v0.10.0' },
+  /** EPP, InferencePool and an Envoy proxy beside the EPP: no Gateway. */
+  routerStandalone: { chart: 'oci://ghcr.io/llm-d/charts/llm-d-router-standalone', version: 'v0.10.0' },
+} as const satisfies Record<string, ChartRef>;
+export type RouterChartKey = keyof typeof ROUTER_CHARTS;
+
+/** The chart of each mode. */
+export const ROUTER_CHART_OF = { gateway: 'routerGateway', standalone: 'routerStandalone' } as const satisfies Record<'gateway' | 'standalone', RouterChartKey>;
+
+/** The EPP image the released charts pin (on a release tag `hack/push-chart.sh` sets it, `IfNotPresent`). */
+export const ROUTER_EPP_IMAGE = 'ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0';
+/** The standalone chart's proxy: Envoy, as a sidecar of the EPP pod (`router.proxy.mode: sidecar`). */
+export const ROUTER_PROXY_IMAGE = 'docker.io/envoyproxy/envoy:distroless-v1.33.2';
+/** The port of the standalone proxy on the EPP Service (`router.extraServicePorts`, name `http`). */
+export const ROUTER_PROXY_PORT = 8081;
+/** The routerlib's cut of the release name before `-epp` (`llm-d-router.name`: `trunc 40`). */
+export const ROUTER_EPP_BASE = 40;
+/** The label of the EPP pods, by mode (`llm-d-router.selectorLabels`). */
+export const ROUTER_EPP_SELECTOR_KEY = { gateway: 'llm-d-router-gateway', standalone: 'llm-d-router-standalone' } as const;
+
+/** The Router chart defaults core reasons about (routerlib `values.yaml` and the parent charts'). */
+export const ROUTER_DEFAULTS: Values = {
+  router: {
+    epp: { image: { registry: 'ghcr.io/llm-d', repository: 'llm-d-router-endpoint-picker', tag: 'v0.10.0' }, replicas: 1 },
+    modelServers: { type: 'vllm', protocol: 'http', targetPorts: [{ number: 8000 }] },
+    inferencePool: { create: true },
+  },
+  provider: { name: 'none' },
+};
+
+/**
+ * The keys the Router charts read (for "no effect" warnings: the charts have no values schema).
+ * `true` marks a key whose subtree is free-form. A leftover top-level `inferenceExtension` or
+ * `experimentalHttpRoute` (GAIE's names) makes the install fail (routerlib `_helpers.tpl`).
+ */
+export const ROUTER_KEYS: KeyTree = {
+  router: {
+    extraServicePorts: true,
+    clusterDomain: true,
+    epp: {
+      replicas: true,
+      image: true,
+      extProcPort: true,
+      grpcHealthPort: true,
+      parsers: true,
+      metricsDataSource: true,
+      flags: true,
+      env: true,
+      pluginsConfigFile: true,
+      pluginsCustomConfig: true,
+      extraContainerPorts: true,
+      resources: true,
+      affinity: true,
+      tolerations: true,
+      podAnnotations: true,
+    },
+    proxy: true,
+    tokenizer: true,
+    monitoring: true,
+    tracing: true,
+    inferencePool: true,
+    inferenceObjectives: true,
+    modelServers: true,
+    latencyPredictor: true,
+  },
+  provider: true,
+  httpRoute: true,
+};
+
+/** The model server's listening port by default (vLLM's, and llm-d's recipe's `modelserver` port). */
+export const MODEL_SERVER_PORT = 8000;
+/** The vLLM image llm-d's recipes name for GPU nodes (`components/images/gpu-vllm/release`, as of the 2026-08 guides). */
+export const VLLM_IMAGE = 'docker.io/vllm/vllm-openai:v0.30.0';
+/** The role label llm-d's recipes put on model-server pods. */
+export const ROLE_DECODE = 'decode';

@@ -1,0 +1,95 @@
+import { HARBOR_PULL_SECRET, LIMITS } from '../../constants.ts';
+import { serviceHost, storageNames, type NameOverrides, type NameProblem } from '../../names.ts';
+import { ROUTER_EPP_BASE } from './facts.ts';
+
+/**
+ * Every Kubernetes and Helm name of one llm-d model on the 2026-08 set, derived from its slug.
+ * The Router chart derives its own from the release name (routerlib `llm-d-router.name`: the
+ * release cut at 40, then `-epp`; InferencePool and HTTPRoute named after the release), and the
+ * Gateway controllers name the Service of a Gateway: Istio `<gateway>-istio`, agentgateway
+ * `<gateway>` (agentgateway.dev, "KServe" integration: `kubectl get svc <gateway>`).
+ *
+ * Kept from 2026-02 on purpose, so that a model moved across keeps them: the namespace, the
+ * storage objects, the pull secret, the gateway alias `llmd-gateway-<slug>` and the embeddings
+ * Service `ms-<slug>-embeddings` (clients that use those two see no change).
+ */
+export interface RouterNames {
+  readonly slug: string;
+  readonly namespace: string;
+  /** The Router chart's release: `router-<slug>` (or the stack's `releaseName`). */
+  readonly release: string;
+  readonly inferencePool: string;
+  readonly httpRoute: string;
+  readonly epp: string;
+  readonly eppHost: string;
+  /** The model's Gateway (gateway mode): `<release>-gateway`; also its parametersRef ConfigMap. */
+  readonly gateway: string;
+  readonly gatewayAlias: string;
+  /** The model-server Deployment: `server-<slug>`. */
+  readonly modelServer: string;
+  readonly embeddingsService: string;
+  readonly storage: { readonly pvc: string; readonly pv: string; readonly job: string };
+  readonly pullSecret: string;
+}
+
+/** Derives every name of a 2026-08 llm-d model. */
+export function routerNames(slug: string, overrides: NameOverrides = {}): RouterNames {
+  const namespace = overrides.nameSpace ?? `llm-d-${slug}`;
+  const release = overrides.releaseName ?? `router-${slug}`;
+  const epp = `${release.toLowerCase().trim().slice(0, ROUTER_EPP_BASE)}-epp`;
+  return {
+    slug,
+    namespace,
+    release,
+    inferencePool: release,
+    httpRoute: release,
+    epp,
+    eppHost: serviceHost(epp, namespace),
+    gateway: `${release}-gateway`,
+    gatewayAlias: `llmd-gateway-${slug}`,
+    modelServer: `server-${slug}`,
+    embeddingsService: `ms-${slug}-embeddings`,
+    storage: storageNames(slug),
+    pullSecret: HARBOR_PULL_SECRET,
+  };
+}
+
+/** The Service a Gateway controller makes for a Gateway of `className`. */
+export function gatewayServiceName(gateway: string, className: 'istio' | 'agentgateway'): string {
+  return className === 'istio' ? `${gateway}-istio` : gateway;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Checks every derived name against the limit that binds it (the slug's own limit of 33 is
+ * checked with the slug): Helm's 53 for the release, 63 for every Service (DNS-1035 labels), the
+ * namespace (DNS-1123 label), and the generated gateway Service.
+ */
+export function checkRouterNames(names: RouterNames, className: 'istio' | 'agentgateway' | null, overrides: NameOverrides = {}): NameProblem[] {
+  const problems: NameProblem[] = [];
+  const rule = (object: string, name: string, limit: number, pattern: RegExp, kind: string, key?: 'nameSpace' | 'releaseName', why = '') => {
+    if (name.length > limit) problems.push({ ...(key && { key }), message: `${object} "${name}" is ${name.length} characters; a ${kind} may have at most ${limit}${why}` });
+    else if (!pattern.test(name)) problems.push({ ...(key && { key }), message: `${object} "${name}" is not a valid ${kind}` });
+  };
+  rule('namespace', names.namespace, LIMITS.dnsLabel, DNS_LABEL, 'DNS-1123 label', overrides.nameSpace !== undefined ? 'nameSpace' : undefined);
+  rule('the Router release', names.release, LIMITS.helmRelease, DNS_SUBDOMAIN, 'Helm release name', overrides.releaseName !== undefined ? 'releaseName' : undefined);
+  rule('the EPP Service', names.epp, LIMITS.dnsLabel, DNS_1035_LABEL, 'Service name (DNS-1035 label)', overrides.releaseName !== undefined ? 'releaseName' : undefined);
+  rule('the embeddings Service', names.embeddingsService, LIMITS.dnsLabel, DNS_1035_LABEL, 'Service name (DNS-1035 label)');
+  rule('the model-server Deployment', names.modelServer, LIMITS.dnsLabel, DNS_LABEL, 'Deployment name whose pods are labelled with it');
+  if (className !== null) {
+    const service = gatewayServiceName(names.gateway, className);
+    rule(
+      `the Service ${className === 'istio' ? 'Istio' : 'agentgateway'} creates for the Gateway`,
+      service,
+      LIMITS.dnsLabel,
+      DNS_1035_LABEL,
+      'Service name (DNS-1035 label)',
+      overrides.releaseName !== undefined ? 'releaseName' : undefined,
+      ': the Gateway would never be Programmed',
+    );
+  }
+  return problems;
+}

@@ -1,0 +1,165 @@
+import { GATEWAY_HTTP_PORT } from '../../constants.ts';
+import { describeChart } from '../../charts.ts';
+import type { ImageSource } from '../../images.ts';
+import { serviceHost } from '../../names.ts';
+import type { LlmdRouterModelPlan } from '../../plan.ts';
+import { sourceRef } from '../../storage.ts';
+import { getPath } from '../../values/merge.ts';
+import { nodeAffinityFor } from '../../values/scheduling.ts';
+import type { LlmdGeneration, LlmdModelInput } from '../generation.ts';
+import { LLMD_VALUES_FOLDERS } from '../select.ts';
+import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from '../shared.ts';
+import { ROUTER_CHART_OF, ROUTER_CHARTS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT } from './facts.ts';
+import { gatewayManifest, gatewayParametersManifest, hasGatewayParameters, type GatewayInput } from './gateway.ts';
+import { checkRouterNames, gatewayServiceName, routerNames } from './names.ts';
+import { routerEppImage, routerValues } from './router.ts';
+import { modelServerDeployment, poolSelector, readServerValues, serverPodLabels, serverWeights } from './server.ts';
+
+/**
+ * The 2026-08 set for llm-d models: upstream as of August 2026 (llm-d v0.10, the llm-d Router,
+ * shared/reference/upstream-2026-08.md). Per model:
+ * - the llm-d Router chart v0.10.0 — `llm-d-router-gateway` (EPP, InferencePool, the EPP's
+ *   DestinationRule for Istio, the HTTPRoute) in gateway mode, `llm-d-router-standalone` (EPP with an
+ *   Envoy proxy beside it, InferencePool) in standalone mode — with the model's
+ *   `router-<slug>/values.yaml` if it has one;
+ * - the model server, a plain Deployment app-serving creates from `server-<slug>/values.yaml`
+ *   (llm-d's model-server recipe: llm-d replaced llm-d-modelservice with Kustomize in v0.7);
+ * - in gateway mode, the model's own Gateway (class `istio` or `agentgateway`), its pods placed like
+ *   the EPP (llm-d-infra is no longer what llm-d's guides install);
+ * - unchanged: the namespace, pull secret, weights volume and pull Job, the embeddings Service.
+ */
+export const ROUTER_2026_08: LlmdGeneration = {
+  upstream: '2026-08',
+  valuesFolders: LLMD_VALUES_FOLDERS['2026-08'],
+  charts: ROUTER_CHARTS,
+  plan: planModel,
+};
+
+function planModel({ config, model, charts, harbor, toleration, list, warnings }: LlmdModelInput): LlmdRouterModelPlan | undefined {
+  const { entry, slug, category } = model;
+  const at = ['models', category, model.index] as const;
+  const settings = { mode: config.router?.mode ?? 'gateway', gatewayClass: config.router?.gatewayClass ?? 'istio' } as const;
+  const overrides = { nameSpace: entry.nameSpace, releaseName: entry.releaseName };
+  const names = routerNames(slug, overrides);
+  const className = settings.mode === 'gateway' ? settings.gatewayClass : null;
+  const before = list.size;
+  for (const problem of checkRouterNames(names, className, overrides)) {
+    list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
+  }
+
+  const issues: ReturnType<typeof routerValues>['issues'][number][] = [];
+  const server = readServerValues(model.values.server!, issues);
+  list.addAll(issues);
+  if (!server || list.size > before) return undefined;
+
+  const storage = storageOf(config, entry, slug);
+  const readyTimeout = readyTimeoutOf(entry);
+  const controlNodeSelector = controlNodeSelectorOf(config, entry);
+  const controlAffinity = nodeAffinityFor(controlNodeSelector);
+  const tolerations = toleration ? [toleration] : [];
+  const pullSecret = harbor?.pullSecret ?? null;
+  const embedder = category === 'embedder';
+  const chartKey = ROUTER_CHART_OF[settings.mode];
+  const chart = charts[chartKey]!;
+  const chartLabel = describeChart(chartKey === 'routerGateway' ? 'llm-d-router-gateway' : 'llm-d-router-standalone', chart, ROUTER_CHARTS[chartKey]);
+  const router = routerValues({
+    names,
+    mode: settings.mode,
+    gatewayClass: settings.gatewayClass,
+    file: model.values.router,
+    poolSelector: poolSelector(slug),
+    serverPort: server.port,
+    route: !embedder,
+    controlAffinity,
+    toleration,
+    pullSecret,
+    readyTimeoutSeconds: readyTimeout.seconds,
+    chart: chartLabel,
+  });
+  list.addAll(router.issues);
+  warnings.push(...router.warnings);
+  if (list.size > before) return undefined;
+
+  const podLabels = serverPodLabels(slug);
+  const weights = storage ? serverWeights(storage) : null;
+  const modelServer = modelServerDeployment({
+    name: names.modelServer,
+    namespace: names.namespace,
+    slug,
+    server,
+    podLabels,
+    nodeSelector: entry.nodeSelector,
+    tolerations,
+    pullSecret,
+    storage: storage && weights ? { pvc: storage.pvc, ref: sourceRef(storage), weights } : null,
+    readyTimeoutSeconds: readyTimeout.seconds,
+  });
+
+  const gatewayConfig = config.modelGateway ?? { routeNamespaces: 'Same' as const, accessLogging: true };
+  const gatewayInput: GatewayInput | null =
+    className === null
+      ? null
+      : { name: names.gateway, namespace: names.namespace, slug, className, routeNamespaces: gatewayConfig.routeNamespaces, affinity: controlAffinity, tolerations, pullSecret };
+  const gateway = gatewayInput
+    ? (() => {
+        const service = gatewayServiceName(names.gateway, gatewayInput.className);
+        const host = serviceHost(service, names.namespace);
+        return { kind: 'gateway' as const, name: names.gateway, service, host, port: GATEWAY_HTTP_PORT, url: `http://${host}:${GATEWAY_HTTP_PORT}`, parametersConfigMap: hasGatewayParameters(gatewayInput) ? names.gateway : null };
+      })()
+    : { kind: 'router-proxy' as const, name: names.epp, service: names.epp, host: names.eppHost, port: ROUTER_PROXY_PORT, url: `http://${names.eppHost}:${ROUTER_PROXY_PORT}`, parametersConfigMap: null };
+
+  const images: ImageSource[] = [
+    { image: server.image, where: `${model.values.server!.file}: image` },
+    { image: routerEppImage(router.effective), where: model.values.router && getPath(model.values.router.values, ['router', 'epp', 'image']) !== undefined ? `${model.values.router.file}: router.epp.image` : `${chartLabel} default (router.epp.image)` },
+    ...(settings.mode === 'standalone'
+      ? [{ image: typeof getPath(router.effective, ['router', 'proxy', 'image']) === 'string' ? String(getPath(router.effective, ['router', 'proxy', 'image'])) : ROUTER_PROXY_IMAGE, where: `${chartLabel} default (the Envoy proxy beside the EPP)` }]
+      : []),
+    ...(storage ? [{ image: storage.image, where: `model pull Job ${storage.job}` }] : []),
+  ];
+
+  return {
+    platform: 'llm-d',
+    upstream: '2026-08',
+    name: entry.name,
+    category,
+    slug,
+    folder: model.folder,
+    namespace: names.namespace,
+    gateway: {
+      ...gateway,
+      alias: names.gatewayAlias,
+      aliasHost: serviceHost(names.gatewayAlias, names.namespace),
+      routeNamespaces: gatewayConfig.routeNamespaces,
+      // Gateway access logs are the gateway's own configuration on this set (llm-d-infra's Telemetry is gone).
+      accessLogging: false,
+    },
+    httpRoute: !embedder && settings.mode === 'gateway' ? names.httpRoute : null,
+    inferencePool: { name: names.inferencePool, epp: names.epp, eppHost: names.eppHost },
+    modelServer: {
+      decodeDeployment: names.modelServer,
+      prefillDeployment: '',
+      serviceAccount: 'default',
+      decodeReplicas: server.replicas,
+      prefillReplicas: 0,
+      podLabels,
+      servedModelName: server.servedModelName,
+      port: server.port,
+      servicePort: server.port,
+    },
+    embeddingService: embedder ? embeddingServiceOf(names.embeddingsService, names.namespace, server.port) : null,
+    storage,
+    nodeSelector: entry.nodeSelector,
+    tolerations,
+    controlNodeSelector,
+    readyTimeout,
+    pullSecret,
+    images,
+    router: { mode: settings.mode, gatewayClass: className, release: names.release, chart, values: router.values, patches: router.patches },
+    server,
+    manifests: {
+      modelServer,
+      gateway: gatewayInput ? gatewayManifest(gatewayInput) : null,
+      gatewayParameters: gatewayInput ? gatewayParametersManifest(gatewayInput) : null,
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import type { ValuesFile } from '../../discovery.ts';
+import type { Issue } from '../../errors.ts';
+import type { PostRenderPatch } from '../../patches.ts';
+import { EPP_CONNECTION_POOL, findUnreadKeys } from '../../values/llmd.ts';
+import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '../../values/merge.ts';
+import { findConflicts, findTypeProblems, requirementValues, unionList, type Forbidden, type Requirement } from '../../values/requirements.ts';
+import type { NodeAffinity, Toleration } from '../../values/scheduling.ts';
+import { ROUTER_DEFAULTS, ROUTER_KEYS } from './facts.ts';
+import type { RouterNames } from './names.ts';
+
+/** Everything the Router chart's values of one model are built from. */
+export interface RouterValuesInput {
+  readonly names: RouterNames;
+  readonly mode: 'gateway' | 'standalone';
+  readonly gatewayClass: 'istio' | 'agentgateway';
+  /** The model's `router-<slug>/values.yaml`, when it has one. */
+  readonly file: ValuesFile | undefined;
+  /** What the InferencePool selects, and the port of the model server. */
+  readonly poolSelector: Readonly<Record<string, string>>;
+  readonly serverPort: number;
+  /** A generative model's requests go through the Gateway's HTTPRoute (gateway mode); an embedder's do not. */
+  readonly route: boolean;
+  readonly controlAffinity: NodeAffinity | undefined;
+  readonly toleration: Toleration | undefined;
+  readonly pullSecret: string | null;
+  readonly readyTimeoutSeconds: number;
+  /** The chart as named in messages (`llm-d-router-gateway v0.10.0`). */
+  readonly chart: string;
+}
+
+export interface RouterValues {
+  /** What Helm receives (file + programmatic). */
+  readonly values: Values;
+  /** What the chart ends up with (its known defaults + values). */
+  readonly effective: Values;
+  readonly patches: readonly PostRenderPatch[];
+  readonly issues: readonly Issue[];
+  readonly warnings: readonly Issue[];
+}
+
+const TYPES = [
+  { path: ['router', 'epp', 'tolerations'], ok: Array.isArray, want: 'a list of tolerations' },
+  { path: ['router', 'epp', 'affinity'], ok: isValuesMap, want: 'a Kubernetes affinity mapping' },
+] as const;
+
+/**
+ * The Router chart's values for one model: the model's file plus what wires the Router to the
+ * model server and the Gateway — the pool's selector and target port, the provider (Istio renders
+ * the DestinationRule of the EPP), the HTTPRoute to the model's Gateway, the EPP's placement — with
+ * every contradiction between the file and what the stack depends on reported as an issue.
+ */
+export function routerValues(input: RouterValuesInput): RouterValues {
+  const { names, file } = input;
+  const issues: Issue[] = [];
+  const warnings: Issue[] = [];
+  const istio = input.mode === 'gateway' && input.gatewayClass === 'istio';
+  const required: Requirement[] = [
+    ...Object.entries(input.poolSelector).map(([key, value]) => ({
+      path: ['router', 'modelServers', 'matchLabels', key],
+      value,
+      reason: 'the InferencePool selects the model-server pods by the labels app-serving puts on them',
+    })),
+    { path: ['router', 'modelServers', 'targetPorts'], value: [{ number: input.serverPort }], reason: `the pool must target the model server's port (${input.serverPort})` },
+    {
+      path: ['provider', 'name'],
+      value: istio ? 'istio' : 'none',
+      reason: istio ? "the model's Gateway is an Istio Gateway: the chart renders the EPP's DestinationRule for it" : 'no Istio Gateway routes to this pool',
+    },
+  ];
+  if (input.mode === 'gateway') {
+    required.push({ path: ['httpRoute', 'create'], value: input.route, reason: input.route ? "clients reach the model through its Gateway's HTTPRoute" : 'clients reach an embedding model through its embeddings Service' });
+    if (input.route) required.push({ path: ['httpRoute', 'inferenceGatewayName'], value: names.gateway, reason: "the HTTPRoute attaches to the model's own Gateway" });
+  }
+  if (input.controlAffinity) {
+    required.push({
+      path: ['router', 'epp', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'],
+      value: input.controlAffinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
+      reason: 'the EPP runs where the stack places the control pods',
+    });
+  }
+  const forbidden: Forbidden[] = [
+    // GAIE's top-level blocks: the Router's charts fail the install on them (routerlib `_helpers.tpl`).
+    { path: ['inferenceExtension'], reason: 'GAIE\'s name: the Router chart reads router.epp.* and fails on this key' },
+    { path: ['inferencePool'], reason: "GAIE's name: the Router chart reads router.modelServers.* and router.inferencePool.*" },
+    { path: ['experimentalHttpRoute'], reason: "GAIE's name: the Router chart reads httpRoute.* and fails on this key" },
+  ];
+  issues.push(...findConflicts(file, required, forbidden));
+  if (file) issues.push(...findTypeProblems(file, TYPES as never));
+  warnings.push(...findUnreadKeys(file, ROUTER_KEYS, input.chart));
+
+  const defaults: Values = istio ? { provider: { istio: { destinationRule: { trafficPolicy: { connectionPool: EPP_CONNECTION_POOL } } } } } : {};
+  // The EPP tolerates the GPU taint: on a cluster whose every node carries it, it would stay Pending.
+  const lists: Values = input.toleration ? { router: { epp: { tolerations: unionList(getPath(file?.values, ['router', 'epp', 'tolerations']), [input.toleration]) } } } : {};
+  const values = mergeAll(defaults, file?.values ?? {}, requirementValues(required), lists);
+  const effective = effectiveValues(ROUTER_DEFAULTS, values);
+
+  // The EPP pod takes no pull secret value: its ServiceAccount carries it (as for GAIE v1.2.0). Its
+  // Deployment is awaited for the model's readyTimeout, like the model server's.
+  const patches: PostRenderPatch[] = [
+    ...(input.pullSecret ? [{ kind: 'service-account-pull-secret' as const, serviceAccount: names.epp, imagePullSecrets: [{ name: input.pullSecret }] }] : []),
+    { kind: 'await-timeout', deployment: names.epp, seconds: input.readyTimeoutSeconds },
+  ];
+  return { values, effective, patches, issues, warnings };
+}
+
+/** The EPP image the Router chart runs for these values (`router.epp.image.{registry,repository,tag}`). */
+export function routerEppImage(effective: Values): string {
+  const image = getPath(effective, ['router', 'epp', 'image']) as Values | undefined;
+  return `${String(image?.registry)}/${String(image?.repository)}:${String(image?.tag)}`;
+}
