@@ -93,6 +93,21 @@ export function routerValues(input: RouterValuesInput): RouterValues {
   const lists: Values = input.toleration ? { router: { epp: { tolerations: unionList(getPath(file?.values, ['router', 'epp', 'tolerations']), [input.toleration]) } } } : {};
   const values = mergeAll(defaults, file?.values ?? {}, requirementValues(required), lists);
   const effective = effectiveValues(ROUTER_DEFAULTS, values);
+  // A label the pool selects that the model-server pods do not carry: the pool would select nothing.
+  const matchLabels = getPath(effective, ['router', 'modelServers', 'matchLabels']);
+  if (file && isValuesMap(matchLabels)) {
+    for (const [key, value] of Object.entries(matchLabels)) {
+      if (input.poolSelector[key] !== value && getPath(file.values, ['router', 'modelServers', 'matchLabels', key]) !== undefined) {
+        issues.push(
+          file.source.issue(
+            'values.conflict',
+            ['router', 'modelServers', 'matchLabels', key],
+            `the model-server pods do not carry ${key}=${JSON.stringify(value)}; the InferencePool would select no pods — remove it (app-serving labels the pods ${Object.entries(input.poolSelector).map(([k, v]) => `${k}=${v}`).join(', ')})`,
+          ),
+        );
+      }
+    }
+  }
 
   // The EPP pod takes no pull secret value: its ServiceAccount carries it (as for GAIE v1.2.0). Its
   // Deployment is awaited for the model's readyTimeout, like the model server's.

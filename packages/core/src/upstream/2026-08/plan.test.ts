@@ -1,0 +1,274 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, tempRepo } from '../../../test/helpers.ts';
+import { loadStackFile, parseStackFile } from '../../config/load.ts';
+import { isStackError, type Issue } from '../../errors.ts';
+import { planDeployment, type LlmdModelPlan, type LlmdRouterModelPlan, type ModelPlan } from '../../plan.ts';
+
+const MODELS = join(REPO_ROOT, 'models');
+const APP = join(REPO_ROOT, 'apps', 'app-serving');
+
+const made: string[] = [];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** An example stack file with keys added under `config:` (e.g. the upstream set), in a folder of its own. */
+function exampleWith(stack: string, extra: string): string {
+  const text = readFileSync(join(APP, `Pulumi.${stack}.yaml`), 'utf8').replace('config:\n', `config:\n${extra}`);
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-upstream-'));
+  made.push(dir);
+  writeFileSync(join(dir, `Pulumi.${stack}.yaml`), text);
+  return join(dir, `Pulumi.${stack}.yaml`);
+}
+
+const planOf = (file: string, modelsDir = MODELS) => planDeployment(loadStackFile(file), modelsDir);
+const router = (m: ModelPlan | undefined) => m as LlmdRouterModelPlan;
+
+function issuesOf(run: () => unknown): Issue[] {
+  try {
+    run();
+  } catch (error) {
+    if (isStackError(error)) return [...error.issues];
+    throw error;
+  }
+  return [];
+}
+
+describe('the example stack (on-prem RKE2, Harbor) on the 2026-08 set, gateway mode', () => {
+  const plan = planOf(exampleWith('example', '  app-serving:upstream: 2026-08\n'));
+  const qwen = router(plan.models.find((m) => m.slug === 'qwen3-06b-rke2'));
+  const bge = router(plan.models.find((m) => m.slug === 'bge-small-rke2'));
+
+  it('names every object from the slug: the Router release, its EPP and pool, the Gateway, the model server', () => {
+    expect(qwen).toMatchObject({
+      platform: 'llm-d',
+      upstream: '2026-08',
+      namespace: 'llm-d-qwen3-06b-rke2',
+      gateway: {
+        kind: 'gateway',
+        name: 'router-qwen3-06b-rke2-gateway',
+        service: 'router-qwen3-06b-rke2-gateway-istio',
+        url: 'http://router-qwen3-06b-rke2-gateway-istio.llm-d-qwen3-06b-rke2.svc.cluster.local:80',
+        parametersConfigMap: 'router-qwen3-06b-rke2-gateway',
+        // Kept across sets: clients that use the alias see no change when a model moves.
+        alias: 'llmd-gateway-qwen3-06b-rke2',
+      },
+      httpRoute: 'router-qwen3-06b-rke2',
+      inferencePool: { name: 'router-qwen3-06b-rke2', epp: 'router-qwen3-06b-rke2-epp' },
+      modelServer: {
+        decodeDeployment: 'server-qwen3-06b-rke2',
+        podLabels: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'qwen3-06b-rke2', 'llm-d.ai/role': 'decode' },
+        servedModelName: 'Qwen/Qwen3-0.6B',
+        port: 8000,
+        servicePort: 8000,
+        decodeReplicas: 1,
+      },
+      router: { mode: 'gateway', gatewayClass: 'istio', release: 'router-qwen3-06b-rke2', chart: { chart: 'oci://ghcr.io/llm-d/charts/llm-d-router-gateway', version: 'v0.10.0' } },
+    });
+    // The embedder keeps its embeddings Service name: its clients see no change either.
+    expect(bge.embeddingService).toMatchObject({ name: 'ms-bge-small-rke2-embeddings', port: 8200, targetPort: 8200 });
+    expect(bge.httpRoute).toBeNull();
+  });
+
+  it('wires the Router chart to the model server and the Gateway, and places the EPP like the model', () => {
+    expect(qwen.router.values).toMatchObject({
+      router: {
+        modelServers: { matchLabels: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'qwen3-06b-rke2' }, targetPorts: [{ number: 8000 }] },
+        epp: {
+          image: { registry: 'harbor.example.com/images-llm-d/llm-d' },
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+          affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'workload', operator: 'In', values: ['gpu'] }] }] } } },
+        },
+      },
+      provider: { name: 'istio' },
+      httpRoute: { create: true, inferenceGatewayName: 'router-qwen3-06b-rke2-gateway' },
+    });
+    // An embedder gets no HTTPRoute: clients call its embeddings Service.
+    expect(bge.router.values).toMatchObject({ httpRoute: { create: false } });
+    expect(qwen.router.patches).toEqual([
+      { kind: 'service-account-pull-secret', serviceAccount: 'router-qwen3-06b-rke2-epp', imagePullSecrets: [{ name: 'harbor-creds' }] },
+      { kind: 'await-timeout', deployment: 'router-qwen3-06b-rke2-epp', seconds: 1800 },
+    ]);
+  });
+
+  it('builds the model server as llm-d\'s recipe does, on the weights the pull Job wrote', () => {
+    const d = qwen.manifests.modelServer as any;
+    expect(d.metadata).toMatchObject({ name: 'server-qwen3-06b-rke2', namespace: 'llm-d-qwen3-06b-rke2', annotations: { 'pulumi.com/timeoutSeconds': '1800' } });
+    const pod = d.spec.template.spec;
+    const [container] = pod.containers;
+    expect(container).toMatchObject({
+      name: 'modelserver',
+      image: 'harbor.example.com/images-llm-d/vllm/vllm-openai:v0.30.0',
+      args: ['Qwen/Qwen3-0.6B', '--served-model-name', 'Qwen/Qwen3-0.6B', '--port', '8000', '--max-model-len', '8192', '--gpu-memory-utilization', '0.90'],
+      ports: [{ name: 'modelserver', containerPort: 8000, protocol: 'TCP' }],
+      readinessProbe: { httpGet: { path: '/v1/models', port: 'modelserver' } },
+      livenessProbe: { httpGet: { path: '/health', port: 'modelserver' } },
+      volumeMounts: [{ name: 'model-storage', mountPath: '/model-cache', readOnly: false }],
+    });
+    expect(container.env.slice(0, 2)).toEqual([
+      { name: 'HF_HUB_CACHE', value: '/model-cache/hub' },
+      { name: 'HF_HUB_OFFLINE', value: '1' },
+    ]);
+    expect(pod.volumes).toEqual([{ name: 'model-storage', persistentVolumeClaim: { claimName: 'qwen3-06b-rke2-model', readOnly: false } }]);
+    expect(pod.imagePullSecrets).toEqual([{ name: 'harbor-creds' }]);
+    expect(pod.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }]);
+    expect(d.spec.template.metadata.annotations['app-serving.io/model-ref']).toBe('harbor.example.com/ai-models/qwen3-0.6b:2025-05');
+    expect(d.spec.selector.matchLabels).toEqual(qwen.modelServer.podLabels);
+  });
+
+  it('creates the Gateway with its pods placed through Istio\'s parameters ConfigMap', () => {
+    expect(qwen.manifests.gateway).toMatchObject({
+      kind: 'Gateway',
+      metadata: { name: 'router-qwen3-06b-rke2-gateway', labels: { 'istio.io/enable-inference-extproc': 'true' } },
+      spec: { gatewayClassName: 'istio', listeners: [{ name: 'default', port: 80, protocol: 'HTTP' }], infrastructure: { parametersRef: { kind: 'ConfigMap', name: 'router-qwen3-06b-rke2-gateway' } } },
+    });
+    const data = (qwen.manifests.gatewayParameters as any).data.deployment as string;
+    expect(data).toContain('workload');
+    expect(data).toContain('harbor-creds');
+    expect(data).toContain('dedicated');
+  });
+
+  it('lists its images: the server\'s, the EPP from Harbor, the pull Job\'s; and no warning of a superseded set', () => {
+    expect(qwen.images.map((i) => i.image)).toEqual([
+      'harbor.example.com/images-llm-d/vllm/vllm-openai:v0.30.0',
+      'harbor.example.com/images-llm-d/llm-d/llm-d-router-endpoint-picker:v0.10.0',
+      'harbor.example.com/images-infra/oras-project/oras:v1.3.1',
+    ]);
+    expect(plan.warnings).toEqual([]);
+  });
+});
+
+describe('the kind stack on the 2026-08 set', () => {
+  it('standalone mode: no Gateway; clients call the Router\'s proxy on the EPP Service', () => {
+    const plan = planOf(exampleWith('kind', '  app-serving:upstream: 2026-08\n  app-serving:router:\n    mode: standalone\n'));
+    const sim = router(plan.models.find((m) => m.slug === 'sim'));
+    expect(sim.gateway).toMatchObject({ kind: 'router-proxy', name: 'router-sim-epp', service: 'router-sim-epp', port: 8081, url: 'http://router-sim-epp.llm-d-sim.svc.cluster.local:8081', parametersConfigMap: null });
+    expect(sim.httpRoute).toBeNull();
+    expect(sim.manifests.gateway).toBeNull();
+    expect(sim.router.chart).toEqual({ chart: 'oci://ghcr.io/llm-d/charts/llm-d-router-standalone', version: 'v0.10.0' });
+    expect(sim.router.values).toMatchObject({ provider: { name: 'none' } });
+    expect(sim.router.values).not.toHaveProperty('httpRoute');
+    expect(sim.images.map((i) => i.image)).toContain('docker.io/envoyproxy/envoy:distroless-v1.33.2');
+    // The simulator is launched as its image says, with the arguments written in its values.
+    expect((sim.manifests.modelServer as any).spec.template.spec.containers[0].args.slice(0, 4)).toEqual(['--model', 'random', '--port', '8000']);
+  });
+
+  it('agentgateway: the Service is the Gateway\'s own name; no Istio parameters or DestinationRule', () => {
+    const plan = planOf(exampleWith('kind', '  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: agentgateway\n'));
+    const sim = router(plan.models.find((m) => m.slug === 'sim'));
+    expect(sim.gateway).toMatchObject({ name: 'router-sim-gateway', service: 'router-sim-gateway', parametersConfigMap: null });
+    expect(sim.manifests.gatewayParameters).toBeNull();
+    expect((sim.manifests.gateway as any).spec.gatewayClassName).toBe('agentgateway');
+    expect(sim.router.values).toMatchObject({ provider: { name: 'none' } });
+  });
+});
+
+describe('one stack, both sets: a model moves at a time', () => {
+  it('plans each model with its own set; KServe models must share one', () => {
+    const file = exampleWith('kind', '');
+    const text = readFileSync(file, 'utf8').replace('      - name: Sim\n        enabled: true\n', '      - name: Sim\n        enabled: true\n        upstream: 2026-08\n');
+    const dir = tempRepo({ 'Pulumi.kind.yaml': text });
+    const plan = planOf(join(dir, 'Pulumi.kind.yaml'));
+    expect(plan.models.map((m) => [m.slug, m.upstream])).toEqual([
+      ['sim', '2026-08'],
+      ['sim-embed', '2026-02'],
+    ]);
+    expect((plan.models[1] as LlmdModelPlan).releases.gaie).toBe('gaie-sim-embed');
+    // One warning: the embedder is still on the superseded set, with the way across.
+    expect(plan.warnings.map((w) => [w.code, w.message])).toEqual([
+      ['warning.upstream-superseded', expect.stringMatching(/^SimEmbeddings is deployed with the 2026-02 set .* superseded .*app-serving migrate --stack .*Pulumi\.kind\.yaml --to 2026-08/)],
+    ]);
+  });
+
+  it('KServe: two models on two KServe releases are refused at the key', () => {
+    const dir = tempRepo({
+      'models/generative/A/kserve-a/values.yaml': 'model:\n  name: a\n  uri: hf://org/a\n',
+      'models/generative/B/kserve-b/values.yaml': 'model:\n  name: b\n  uri: hf://org/b\n',
+      'P.yaml': 'config:\n  app-serving:cloudProvider: cloud\n  app-serving:platform: kserve\n  app-serving:models:\n    generative:\n      - name: A\n      - name: B\n        upstream: 2026-08\n',
+    });
+    const issues = issuesOf(() => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models')));
+    expect(issues.map((i) => [i.path, i.message])).toEqual([['models.generative[1].upstream', expect.stringMatching(/KServe v0\.20\.0.* is on v0\.18\.1; a cluster runs one KServe/)]]);
+  });
+
+  it('KServe v0.20: LLMInferenceService v1alpha2 and v0.20\'s images', () => {
+    const plan = planOf(exampleWith('kserve', '  app-serving:upstream: 2026-08\n'));
+    const [model] = plan.models;
+    expect(model).toMatchObject({ platform: 'kserve', upstream: '2026-08', apiVersion: 'serving.kserve.io/v1alpha2' });
+    expect(model!.images.map((i) => i.image)).toContain('ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.9.0');
+    expect(model!.images.map((i) => i.image)).toContain('kserve/storage-initializer:v0.20.0');
+  });
+});
+
+describe('the model folder on the 2026-08 set: every problem at its file, line and key', () => {
+  const stack = (extra = '') => `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n${extra}  app-serving:models:\n    generative:\n      - name: M\n`;
+  const plan = (files: Record<string, string>, extra = '') => {
+    const dir = tempRepo({ 'P.yaml': stack(extra), ...files });
+    return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
+  };
+
+  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder', () => {
+    const issues = issuesOf(plan({ 'models/generative/M/ms-m/values.yaml': 'modelArtifacts:\n  name: m\n' }));
+    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
+  });
+
+  it('refuses unknown keys, missing ones, and options that do not go together', () => {
+    const issues = issuesOf(
+      plan({ 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nreplica: 2\ncommand: [vllm]\nport: 70000\ncontainer:\n  image: other\n' }),
+    );
+    expect(issues.map((i) => [i.path, i.line, i.message])).toEqual([
+      ['servedModelName', 1, expect.stringMatching(/^is required/)],
+      ['replica', 2, expect.stringMatching(/is not a key of the model server's values \(did you mean "replicas"\?\)/)],
+      ['command', 3, expect.stringMatching(/is only for launch: image/)],
+      ['port', 4, 'must be a port number (1–65535)'],
+      ['container.image', 6, expect.stringMatching(/is set by the server values/)],
+    ]);
+  });
+
+  it("refuses GAIE's keys in the Router's values (the chart fails on them) and a selector the pods do not carry", () => {
+    const issues = issuesOf(
+      plan({
+        'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n',
+        'models/generative/M/router-m/values.yaml': 'inferenceExtension:\n  replicas: 2\nrouter:\n  modelServers:\n    matchLabels:\n      app: other\n',
+      }),
+    );
+    expect(issues.map((i) => [i.path, i.line])).toEqual([
+      ['inferenceExtension', 1],
+      ['router.modelServers.matchLabels.app', 6],
+    ]);
+    expect(issues[0]!.message).toMatch(/GAIE's name: the Router chart reads router\.epp\.\* and fails on this key/);
+    expect(issues[1]!.message).toMatch(/the model-server pods do not carry app="other"; the InferencePool would select no pods/);
+  });
+
+  it('warns of a Router key the chart does not read', () => {
+    const p = plan({
+      'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n',
+      'models/generative/M/router-m/values.yaml': 'router:\n  epp:\n    replica: 2\n',
+    })() as ReturnType<typeof planDeployment>;
+    expect(p.warnings.map((w) => [w.code, w.path])).toEqual([['warning.unknown-key', 'router.epp.replica']]);
+  });
+
+  it('checks the names a releaseName override makes against their limits', () => {
+    const long = 'r'.repeat(50);
+    const dir = tempRepo({
+      'P.yaml': stack().replace('      - name: M\n', `      - name: M\n        releaseName: ${long}\n`),
+      'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n',
+    });
+    const issues = issuesOf(() => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models')));
+    expect(issues.map((i) => [i.code, i.path])).toEqual([['name.too-long', 'models.generative[0].releaseName']]);
+    expect(issues[0]!.message).toMatch(/the Service Istio creates for the Gateway "r{50}-gateway-istio" is 64 characters; .* at most 63: the Gateway would never be Programmed/);
+  });
+
+  it('warns that router settings do nothing on a stack with no model on 2026-08', () => {
+    const dir = tempRepo({
+      'P.yaml': 'config:\n  app-serving:cloudProvider: cloud\n  app-serving:router:\n    mode: standalone\n  app-serving:models:\n    generative:\n      - name: M\n',
+      'models/generative/M/gaie-m/values.yaml': 'inferenceExtension:\n  replicas: 1\n',
+      'models/generative/M/ms-m/values.yaml': 'modelArtifacts:\n  name: org/model\n  uri: hf://org/model\n',
+    });
+    const p = planDeployment(parseStackFile(readFileSync(join(dir, 'P.yaml'), 'utf8'), join(dir, 'P.yaml')), join(dir, 'models'));
+    expect(p.warnings.filter((w) => w.code !== 'warning.image-unpinned').map((w) => [w.code, w.path])).toEqual([
+      ['warning.upstream-superseded', 'models'],
+      ['warning.no-effect', 'router'],
+    ]);
+  });
+});
