@@ -167,7 +167,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
     const pattern = `${VALUES_FOLDERS[kind]}-<slug>/values.yaml`;
     if (names.length === 0) {
       if (required.includes(kind)) {
-        list.add(config.locate('model.values-missing', at('name'), `${shown} has no ${pattern} (needed for the ${platform} platform${platform === 'llm-d' ? ` on the ${modelUpstream(config, entry)} set` : ''})`));
+        list.add(config.locate('model.values-missing', at('name'), `${shown} has no ${pattern} (needed for the ${platform} platform${setNamed(config, entry, platform)})`));
       }
     } else if (names.length > 1) {
       list.add(config.locate('model.values-ambiguous', at('name'), `${shown} has ${names.length} ${VALUES_FOLDERS[kind]}-* folders (${names.join(', ')}); keep exactly one`));
@@ -215,7 +215,7 @@ function inlineOne(config: StackConfig, category: Category, index: number, entry
     const value = given[kind];
     const shown = `${label}.${kind}`;
     if (value === undefined) {
-      if (required.includes(kind)) list.add({ code: 'model.values-missing', path: shown, message: `is required for the ${platform} platform${platform === 'llm-d' ? ` on the ${modelUpstream(config, entry)} set` : ''} (the values a model folder keeps in ${VALUES_FOLDERS[kind]}-<slug>/values.yaml)` });
+      if (required.includes(kind)) list.add({ code: 'model.values-missing', path: shown, message: `is required for the ${platform} platform${setNamed(config, entry, platform)} (the values a model folder keeps in ${VALUES_FOLDERS[kind]}-<slug>/values.yaml)` });
     } else if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       list.add({ code: 'yaml.not-a-map', path: shown, message: 'must be a mapping of chart values' });
     } else {
@@ -225,7 +225,7 @@ function inlineOne(config: StackConfig, category: Category, index: number, entry
   }
   for (const kind of Object.keys(VALUES_FOLDERS) as ValuesFolder[]) {
     if (!wanted.includes(kind) && given[kind] !== undefined) {
-      list.add({ code: 'config.invalid', path: `${label}.${kind}`, message: `is not used by the ${platform} platform${platform === 'llm-d' ? ` on the ${modelUpstream(config, entry)} set` : ''} (it takes ${wanted.map((k) => `${label}.${k}`).join(', ')})` });
+      list.add({ code: 'config.invalid', path: `${label}.${kind}`, message: `is not used by the ${platform} platform${setNamed(config, entry, platform)} (it takes ${wanted.map((k) => `${label}.${k}`).join(', ')})` });
     }
   }
   if (list.size > before) return undefined;
@@ -306,3 +306,8 @@ function isFile(path: string): boolean {
   }
 }
 
+/** ` on the <set> set` for an llm-d model whose stack or entry names its set; '' otherwise (messages of a stack without `upstream` read as before sets existed). */
+function setNamed(config: StackConfig, entry: ModelEntry, platform: Platform): string {
+  if (platform !== 'llm-d' || (config.upstream === undefined && entry.upstream === undefined)) return '';
+  return ` on the ${modelUpstream(config, entry)} set`;
+}

@@ -119,6 +119,12 @@ export interface LlmdModelPlanBase {
   readonly pullSecret: string | null;
   /** Images this model pulls. */
   readonly images: readonly ImageSource[];
+  /**
+   * What makes each part, for messages (verify's hints): e.g. `the ms-<slug> release
+   * (llm-d-modelservice)` or `the Deployment server-<slug>`; `gateway` says what creates the
+   * Service clients call and where to look when it is missing.
+   */
+  readonly origins: { readonly modelServer: string; readonly epp: string; readonly gateway: string };
 }
 
 /** One llm-d model on the 2026-02 set: the llm-d-infra, GAIE inferencepool and llm-d-modelservice charts. */

@@ -60,7 +60,11 @@ describe('every merged values document passes the charts’ values schemas', () 
     expect(existsSync(join(STACKS_DIR, 'Pulumi.example.yaml'))).toBe(true);
   });
 
-  describe.each(stacks)('%s', (stackFile) => {
+  // The stacks on the 2026-02 set: the llm-d Router charts of 2026-08 publish no values schema (they
+  // validate in templates/_validations.tpl), so those stacks are held against real `helm template`
+  // of the published charts instead (packages/cli/test/control-plane.test.ts).
+  const on2026_02 = stacks.filter((f) => loadStackFile(join(STACKS_DIR, f), basename(f), { checkRules: false }).upstream !== '2026-08');
+  describe.each(on2026_02)('%s', (stackFile) => {
     const config = loadStackFile(join(STACKS_DIR, stackFile), basename(stackFile), { checkRules: false });
 
     it.each(folders.map((f) => [`${f.category}/${f.name}`, f] as const))('%s', (_label, { category, name }) => {

@@ -1,4 +1,4 @@
-import { KSERVE_API, LABEL_ROLE, shellCommand, type KserveModelPlan, type LlmdModelPlan, type ModelPlan, type StoragePlan } from '@app-serving/core';
+import { LABEL_ROLE, shellCommand, type AnyLlmdModelPlan, type KserveModelPlan, type ModelPlan, type StoragePlan } from '@app-serving/core';
 import { checkSignal } from './clock.ts';
 import { KubeError, kubeErrorOf, labelSelector, type Cluster, type CustomObjectRef, type PodSummary } from './cluster.ts';
 import { DEFAULT_CHECK_TIMEOUT_MS } from './openai.ts';
@@ -20,8 +20,10 @@ export interface Probe {
 }
 
 /** The API coordinates of a KServe model's LLMInferenceService. */
-export function llmInferenceServiceRef(model: KserveModelPlan): CustomObjectRef {
-  return { group: KSERVE_API.group, version: KSERVE_API.version, plural: KSERVE_API.plural, namespace: model.namespace, name: model.service };
+export function llmInferenceServiceRef(model: Pick<KserveModelPlan, 'apiVersion' | 'namespace' | 'service'>): CustomObjectRef {
+  // The version the model was written with: v1alpha1 (KServe v0.18, 2026-02) or v1alpha2 (v0.20, 2026-08).
+  const [group = '', version = ''] = model.apiVersion.split('/');
+  return { group, version, plural: 'llminferenceservices', namespace: model.namespace, name: model.service };
 }
 
 /**
@@ -118,7 +120,7 @@ function podCause(pods: readonly PodSummary[]): string {
   return 'kubectl describe pod / kubectl logs on the pods named';
 }
 
-async function llmdReadiness(cluster: Cluster, model: LlmdModelPlan, state: Readiness, signal: AbortSignal): Promise<void> {
+async function llmdReadiness(cluster: Cluster, model: AnyLlmdModelPlan, state: Readiness, signal: AbortSignal): Promise<void> {
   const ns = model.namespace;
   const server = model.modelServer;
   const role = (r: 'decode' | 'prefill') => ({ ...server.podLabels, [LABEL_ROLE]: r });
@@ -126,7 +128,7 @@ async function llmdReadiness(cluster: Cluster, model: LlmdModelPlan, state: Read
   const groups: Promise<(s: Readiness) => void>[] = [
     cluster
       .listPods(ns, role('decode'), signal)
-      .then((pods) => (s) => podGroup(s, 'decode', pods, server.decodeReplicas, `selector ${labelSelector(role('decode'))}: is the ${model.releases.modelService} release installed?`)),
+      .then((pods) => (s) => podGroup(s, 'decode', pods, server.decodeReplicas, `selector ${labelSelector(role('decode'))}: is ${model.origins.modelServer} installed?`)),
   ];
   if (server.prefillReplicas > 0) {
     groups.push(cluster.listPods(ns, role('prefill'), signal).then((pods) => (s) => podGroup(s, 'prefill', pods, server.prefillReplicas, `selector ${labelSelector(role('prefill'))}`)));
@@ -141,19 +143,19 @@ async function llmdReadiness(cluster: Cluster, model: LlmdModelPlan, state: Read
       servicePods(cluster, ns, model.inferencePool.epp, signal).then((r) => (s) => {
         if (r.pods) return podGroup(s, 'EPP', r.pods, 1, `behind Service ${model.inferencePool.epp}`);
         s.wants.push('a Ready EPP pod');
-        s.problem(`EPP: ${r.problem}`, 'retry', `the ${model.releases.gaie} release (GAIE inferencepool) is not installed or failed`);
+        s.problem(`EPP: ${r.problem}`, 'retry', `${model.origins.epp} is not installed or failed`);
       }),
     );
   }
   for (const apply of await settleAll(groups)) apply(state);
 }
 
-function gatewayMissing(state: Readiness, model: LlmdModelPlan, problem: string): void {
+function gatewayMissing(state: Readiness, model: AnyLlmdModelPlan, problem: string): void {
   state.wants.push('a Ready gateway pod');
   state.problem(
     `gateway: ${problem}`,
     'retry',
-    `Istio creates Service ${model.gateway.service} once Gateway ${model.gateway.name} is Programmed: check kubectl get gateway -n ${model.namespace} (Istio running? GatewayClass istio present?)`,
+    model.origins.gateway,
   );
 }
 
@@ -293,7 +295,7 @@ async function jobReadiness(cluster: Cluster, model: ModelPlan, storage: Storage
 }
 
 /** Reads the marker by exec in a running decode pod: true/false, or null when it cannot be checked. */
-async function markerPresent(cluster: Cluster, model: LlmdModelPlan, storage: StoragePlan, signal: AbortSignal): Promise<{ present: boolean | null; why: string; pod?: string; container?: string; exitCode?: number }> {
+async function markerPresent(cluster: Cluster, model: AnyLlmdModelPlan, storage: StoragePlan, signal: AbortSignal): Promise<{ present: boolean | null; why: string; pod?: string; container?: string; exitCode?: number }> {
   const pods = await cluster.listPods(model.namespace, { ...model.modelServer.podLabels, [LABEL_ROLE]: 'decode' }, signal);
   const pod = pods.find((p) => p.ready) ?? pods.find((p) => p.phase === 'Running');
   const container = pod?.containers[0]?.name;

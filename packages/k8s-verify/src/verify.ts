@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { shellCommand, type DeploymentPlan, type LlmdModelPlan, type ModelPlan } from '@app-serving/core';
+import { shellCommand, type DeploymentPlan, type AnyLlmdModelPlan, type ModelPlan } from '@app-serving/core';
 import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
@@ -425,7 +425,7 @@ async function primaryEndpoint(model: ModelPlan, run: Run, address: string | nul
   return openServiceEndpoint(run.cluster!, model.namespace, service.name, service.port, signal);
 }
 
-async function gatewayEndpoint(model: LlmdModelPlan, run: Run): Promise<Endpoint & { via: string; close?: () => Promise<void> }> {
+async function gatewayEndpoint(model: AnyLlmdModelPlan, run: Run): Promise<Endpoint & { via: string; close?: () => Promise<void> }> {
   if (run.mode === 'service-dns') return { url: model.gateway.url, via: `Service ${model.gateway.service}:${model.gateway.port} (in-cluster DNS)` };
   return openServiceEndpoint(run.cluster!, model.namespace, model.gateway.service, model.gateway.port, checkSignal(run.timeoutMs, run.signal));
 }
@@ -442,6 +442,7 @@ function routeHint(model: ModelPlan, run: Run): RouteHint {
   const logs = shellCommand(['kubectl', 'logs', '-n', model.namespace, `deploy/${model.modelServer.decodeDeployment}`]);
   if (run.baseUrl) return { kind: 'direct', logs };
   if (model.category === 'embedder') return { kind: 'service', logs };
+  if (model.gateway.kind === 'router-proxy') return { kind: 'gateway', route: `the Router's proxy in Service ${model.gateway.service} (standalone mode)`, logs };
   return { kind: 'gateway', route: `HTTPRoute ${model.httpRoute} on Gateway ${model.gateway.name}`, logs };
 }
 

@@ -6,6 +6,7 @@ import { TYPE_TOKENS, childName } from './component-names.ts';
 import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
 import { LlmdModel } from './llmd-model.ts';
+import { LlmdRouterModel } from './llmd-router-model.ts';
 import type { ModelOutputs } from './model-outputs.ts';
 import { childOptions } from './options.ts';
 
@@ -90,7 +91,7 @@ export class AppServing extends pulumi.ComponentResource {
   readonly callerProvider: boolean;
   readonly kserveGateway: KserveGateway | undefined;
   /** The model components by slug. */
-  readonly components: Readonly<Record<string, LlmdModel | KserveModel>>;
+  readonly components: Readonly<Record<string, LlmdModel | LlmdRouterModel | KserveModel>>;
   /** Outputs per model, by slug: switch on `platform` (and, for llm-d, `category`); see {@link ModelOutputs}. */
   readonly models: Readonly<Record<string, ModelOutputs>>;
 
@@ -187,11 +188,15 @@ export class AppServing extends pulumi.ComponentResource {
 
     const harbor = plan.harbor ? { harborHostname: plan.harbor.hostname, harborUser: plan.harbor.user, harborToken: args.harborToken } : {};
     const timeout = args.pullTimeout !== undefined ? { pullTimeout: args.pullTimeout } : {};
-    const components: Record<string, LlmdModel | KserveModel> = {};
+    const components: Record<string, LlmdModel | LlmdRouterModel | KserveModel> = {};
     const models: Record<string, ModelOutputs> = {};
     for (const model of plan.models) {
       const child = childName(name, model.slug);
-      if (model.platform === 'llm-d') {
+      if (model.platform === 'llm-d' && model.upstream === '2026-08') {
+        const c = new LlmdRouterModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
+        components[model.slug] = c;
+        models[model.slug] = c.outputs;
+      } else if (model.platform === 'llm-d') {
         const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
         components[model.slug] = c;
         models[model.slug] = c.outputs;

@@ -13,7 +13,11 @@ export const TYPE_TOKENS = {
   ModelService: 'app-serving:llmd:ModelService',
   InferenceRoute: 'app-serving:llmd:InferenceRoute',
   EmbeddingService: 'app-serving:llmd:EmbeddingService',
+  /** Both sets' llm-d models (LlmdModel, LlmdRouterModel): one token, so a model moving across keeps its URN. */
   LlmdModel: 'app-serving:llmd:LlmdModel',
+  RouterGateway: 'app-serving:llmd:RouterGateway',
+  Router: 'app-serving:llmd:Router',
+  ModelServer: 'app-serving:llmd:ModelServer',
   KserveGateway: 'app-serving:kserve:KserveGateway',
   KserveModel: 'app-serving:kserve:KserveModel',
 } as const;

@@ -5,8 +5,10 @@ import {
   kserveServiceAccountManifest,
   llmInferenceServiceConfigManifest,
   llmInferenceServiceManifest,
+  KSERVE_RELEASES,
   RESOURCE_TYPES,
   type KserveModelPlan,
+  type ResourceType,
 } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
@@ -120,13 +122,28 @@ export class KserveModel extends pulumi.ComponentResource {
         )
       : undefined;
 
-    this.config = customResource(childName(name, 'config'), RESOURCE_TYPES.llmInferenceServiceConfig, llmInferenceServiceConfigManifest(plan), childOptions(this, inherited, [ns]));
+    // The API version is the plan's KServe release (v1alpha1 on 2026-02, v1alpha2 on 2026-08). It is
+    // part of the resource's type, so the other version is an alias: a model moving across is
+    // updated in place, not created anew and then deleted (which would delete the same object).
+    const typed = (type: ResourceType) => ({ ...type, apiVersion: plan.apiVersion });
+    const otherVersions = (type: ResourceType) => ({
+      aliases: Object.values(KSERVE_RELEASES)
+        .map((r) => `${r.api.group}/${r.api.version}`)
+        .filter((v) => v !== plan.apiVersion)
+        .map((v) => ({ type: `kubernetes:${v}:${type.kind}` })),
+    });
+    this.config = customResource(
+      childName(name, 'config'),
+      typed(RESOURCE_TYPES.llmInferenceServiceConfig),
+      llmInferenceServiceConfigManifest(plan),
+      pulumi.mergeOptions(childOptions(this, inherited, [ns]), otherVersions(RESOURCE_TYPES.llmInferenceServiceConfig)),
+    );
 
     this.service = customResource(
       childName(name, 'service'),
-      RESOURCE_TYPES.llmInferenceService,
+      typed(RESOURCE_TYPES.llmInferenceService),
       llmInferenceServiceManifest(plan),
-      childOptions(this, inherited, [ns, this.serviceAccount, this.config, this.storage, args.gateway]),
+      pulumi.mergeOptions(childOptions(this, inherited, [ns, this.serviceAccount, this.config, this.storage, args.gateway]), otherVersions(RESOURCE_TYPES.llmInferenceService)),
     );
 
     const when = <T>(value: T) => whenReady([this.service], value);

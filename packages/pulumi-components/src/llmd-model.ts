@@ -66,6 +66,9 @@ export class LlmdModel extends pulumi.ComponentResource {
   constructor(name: string, args: LlmdModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.LlmdModel, name, {}, opts);
     const { model: plan } = resolveModelPlan<LlmdModelPlan>(args, 'llm-d');
+    if ((plan as { upstream?: string }).upstream === '2026-08') {
+      throw new pulumi.InputPropertyError({ propertyPath: 'plan.upstream', reason: 'is 2026-08; LlmdModel deploys models of the 2026-02 set (use LlmdRouterModel)' });
+    }
     this.plan = plan;
     if (plan.pullSecret !== null && args.harborToken === undefined) {
       throw new pulumi.InputPropertyError({

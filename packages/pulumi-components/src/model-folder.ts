@@ -14,6 +14,10 @@ export interface ModelValuesArgs {
   readonly infra?: Readonly<Record<string, unknown>>;
   /** KServe: the LLMInferenceService spec overlay (required for KServe). */
   readonly kserve?: Readonly<Record<string, unknown>>;
+  /** llm-d on the 2026-08 set: the model server's values (`server-<slug>/values.yaml`; required there). */
+  readonly server?: Readonly<Record<string, unknown>>;
+  /** llm-d on the 2026-08 set: the llm-d Router chart's values (`router-<slug>/values.yaml`; optional). */
+  readonly router?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -36,6 +40,14 @@ export interface ModelFolderArgs {
   readonly platform?: Platform;
   /** @default "cloud" */
   readonly cloudProvider?: 'cloud' | 'on-prem';
+  /**
+   * The set of upstream versions (the stack file's `upstream`): `2026-02` (the llm-d-infra, GAIE and
+   * llm-d-modelservice charts; KServe v0.18) or `2026-08` (the llm-d Router chart and a model-server
+   * Deployment; KServe v0.20). @default "2026-02"
+   */
+  readonly upstream?: StackConfigInput['upstream'];
+  /** How clients reach a 2026-08 llm-d model (the stack file's `router`). */
+  readonly router?: StackConfigInput['router'];
   /** Node labels the model's pods must run on. @default {} */
   readonly nodeSelector?: Readonly<Record<string, string>>;
   /** Namespace override. @default `llm-d-<slug>` */
@@ -81,6 +93,8 @@ export function planModelFolder(folder: ModelFolderArgs, credentials: FolderCred
   const map: Record<string, unknown> = {
     cloudProvider: folder.cloudProvider ?? 'cloud',
     platform: folder.platform ?? 'llm-d',
+    ...(folder.upstream !== undefined && { upstream: folder.upstream }),
+    ...(folder.router !== undefined && { router: folder.router }),
     models: { [category]: [entry] },
     ...(folder.gpuToleration !== undefined && { gpuToleration: folder.gpuToleration }),
     ...(folder.charts !== undefined && { charts: folder.charts }),
@@ -101,7 +115,7 @@ export function planModelFolder(folder: ModelFolderArgs, credentials: FolderCred
     if (!isStackError(error)) throw error;
     // Every problem in one pass: the model's values are still checked, planned with the arguments
     // that decide how they are read (name, category, platform) and nothing else.
-    const bare = { cloudProvider: 'cloud', platform: map.platform, models: { [category]: [{ name: folder.name }] } };
+    const bare = { cloudProvider: 'cloud', platform: map.platform, ...(folder.upstream !== undefined && { upstream: folder.upstream }), models: { [category]: [{ name: folder.name }] } };
     try {
       planDeployment(loadStackConfigFromMap(bare, { stackName: 'component', file: FOLDER_FILE, checkRules: false }), modelsDir, options);
     } catch (more) {
@@ -114,7 +128,7 @@ export function planModelFolder(folder: ModelFolderArgs, credentials: FolderCred
 }
 
 const FOLDER_FILE = 'component arguments';
-const FOLDER_KEYS = new Set(['cloudProvider', 'platform', 'gpuToleration', 'charts', 'kserve']);
+const FOLDER_KEYS = new Set(['cloudProvider', 'platform', 'upstream', 'router', 'gpuToleration', 'charts', 'kserve']);
 
 /**
  * An issue of {@link planModelFolder} in the component's terms: `folder.nodeSelector`, not

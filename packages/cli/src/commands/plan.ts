@@ -1,4 +1,4 @@
-import { DEFAULT_CHARTS, describeChart, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan, type Toleration } from '@app-serving/core';
+import { DEFAULT_CHARTS, DEFAULT_UPSTREAM, ROUTER_CHARTS, describeChart, type AnyLlmdModelPlan, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan, type LlmdRouterModelPlan, type Toleration } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
@@ -30,7 +30,7 @@ export function describePlan(plan: DeploymentPlan, output: Pick<Output, 'color'>
   }
   for (const model of plan.models) {
     lines.push('');
-    lines.push(`${c.bold(`${model.category}/${model.name}`)}  ${c.cyan(`[${model.platform}]`)}  slug ${model.slug}`);
+    lines.push(`${c.bold(`${model.category}/${model.name}`)}  ${c.cyan(`[${model.platform}${model.upstream === DEFAULT_UPSTREAM ? '' : ` ${model.upstream}`}]`)}  slug ${model.slug}`);
     lines.push(...(model.platform === 'llm-d' ? describeLlmd(model) : describeKserve(model)).map((l) => `  ${l}`));
   }
   return lines;
@@ -38,25 +38,46 @@ export function describePlan(plan: DeploymentPlan, output: Pick<Output, 'color'>
 
 const row = (label: string, value: string) => `${label.padEnd(13)}${value}`;
 
-function describeLlmd(model: LlmdModelPlan): string[] {
-  const { charts, releases, modelServer: server } = model;
+function describeLlmd(model: AnyLlmdModelPlan): string[] {
+  const server = model.modelServer;
   const lines = [
     row('namespace', model.namespace),
-    // Each chart as deployed: the pinned name, or the mirror, package or folder the stack points at.
-    row('releases', `${releases.infra} (${describeChart('llm-d-infra', charts.infra, DEFAULT_CHARTS.infra)}), ${releases.gaie} (${describeChart('inferencepool', charts.gaie, DEFAULT_CHARTS.gaie)}), ${releases.modelService} (${describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)})`),
-    row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`),
-    row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; access logs ${model.gateway.accessLogging ? 'on' : 'off'}`),
-    model.httpRoute
-      ? row('route', `HTTPRoute ${model.httpRoute} → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`)
-      : row('embeddings', `Service ${model.embeddingService!.name}:${model.embeddingService!.port} → decode pods :${model.embeddingService!.targetPort} (${model.embeddingService!.url})`),
-    row('model server', `${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
+    ...(model.upstream === '2026-02' ? describeCharts2026_02(model) : describeRouter(model)),
+    model.gateway.kind === 'gateway'
+      ? row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`)
+      : row('entry', `the Router's proxy → ${model.gateway.url} (alias ${model.gateway.alias}; no Gateway: standalone mode)`),
+    ...(model.gateway.kind === 'gateway' ? [row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; access logs ${model.gateway.accessLogging ? 'on' : 'off'}`)] : []),
+    model.embeddingService
+      ? row('embeddings', `Service ${model.embeddingService.name}:${model.embeddingService.port} → decode pods :${model.embeddingService.targetPort} (${model.embeddingService.url})`)
+      : model.httpRoute
+        ? row('route', `HTTPRoute ${model.httpRoute} → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`)
+        : row('route', `the Router's proxy → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`),
+    row('model server', `${model.upstream === '2026-08' ? 'Deployment ' : ''}${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
     row('ready', `pulumi up waits up to ${model.readyTimeout.text} for the model Deployments (readyTimeout)`),
   ];
   lines.push(...storageLines(model.storage), ...placementLines(model.nodeSelector, model.tolerations, model.pullSecret));
   const control = placementParts(model.controlNodeSelector, model.tolerations, null);
-  lines.push(row('control pods', `EPP ${model.inferencePool.epp} and the gateway pods: ${control.length ? control.join(', ') : 'anywhere'}`));
+  const controlPods = model.gateway.kind === 'gateway' ? `EPP ${model.inferencePool.epp} and the gateway pods` : `EPP ${model.inferencePool.epp} and its proxy`;
+  lines.push(row('control pods', `${controlPods}: ${control.length ? control.join(', ') : 'anywhere'}`));
   lines.push(row('images', model.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', ')));
   return lines;
+}
+
+/** 2026-02: the three releases, each chart as deployed (the pinned name, or the mirror, package or folder the stack points at). */
+function describeCharts2026_02(model: LlmdModelPlan): string[] {
+  const { charts, releases } = model;
+  return [
+    row('releases', `${releases.infra} (${describeChart('llm-d-infra', charts.infra, DEFAULT_CHARTS.infra)}), ${releases.gaie} (${describeChart('inferencepool', charts.gaie, DEFAULT_CHARTS.gaie)}), ${releases.modelService} (${describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)})`),
+  ];
+}
+
+/** 2026-08: the Router release and its mode. */
+function describeRouter(model: LlmdRouterModelPlan): string[] {
+  const { router } = model;
+  const pinned = router.mode === 'gateway' ? ROUTER_CHARTS.routerGateway : ROUTER_CHARTS.routerStandalone;
+  const chart = describeChart(router.mode === 'gateway' ? 'llm-d-router-gateway' : 'llm-d-router-standalone', router.chart, pinned);
+  const mode = router.mode === 'gateway' ? `gateway mode, a Gateway of class ${router.gatewayClass}` : 'standalone mode';
+  return [row('router', `${router.release} (${chart}; ${mode})`)];
 }
 
 function describeKserve(model: KserveModelPlan): string[] {
@@ -71,7 +92,7 @@ function describeKserve(model: KserveModelPlan): string[] {
   return lines;
 }
 
-function storageLines(storage: LlmdModelPlan['storage']): string[] {
+function storageLines(storage: AnyLlmdModelPlan['storage']): string[] {
   if (!storage) return [];
   const volume = `PVC ${storage.pvc} ${storage.size}${storage.storageClass ? ` (class ${storage.storageClass})` : ' (cluster default class)'}${storage.hostPath ? `, PV ${storage.pv} on ${storage.hostPath.node}:${storage.hostPath.dir}` : ''}`;
   const from = storage.source.kind === 'oras' ? storage.source.ref : `huggingface.co/${storage.source.repo}${storage.source.revision ? `@${storage.source.revision}` : ''}`;
@@ -91,7 +112,7 @@ function placementParts(nodeSelector: Readonly<Record<string, string>>, tolerati
   ];
 }
 
-function describeRouteNamespaces(model: LlmdModelPlan): string {
+function describeRouteNamespaces(model: AnyLlmdModelPlan): string {
   const routes = model.gateway.routeNamespaces;
   if (routes === 'Same') return `its own namespace only (${model.namespace})`;
   if (routes === 'All') return 'any namespace';

@@ -109,6 +109,11 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
     values: result.values,
     patches: result.patches,
     images,
+    origins: {
+      modelServer: `the ${names.releases.modelService} release (llm-d-modelservice)`,
+      epp: `the ${names.releases.gaie} release (GAIE inferencepool)`,
+      gateway: `Istio creates Service ${names.gatewayService} once Gateway ${names.gateway} is Programmed: check kubectl get gateway -n ${names.namespace} (Istio running? GatewayClass istio present?)`,
+    },
   };
 }
 

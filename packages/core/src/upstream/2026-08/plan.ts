@@ -154,6 +154,14 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
     readyTimeout,
     pullSecret,
     images,
+    origins: {
+      modelServer: `the Deployment ${names.modelServer} (the model server)`,
+      epp: `the ${names.release} release (${chartLabel})`,
+      gateway:
+        settings.mode === 'standalone'
+          ? `Service ${names.epp} is the Router's EPP and its proxy: the ${names.release} release (${chartLabel}) is not installed or failed`
+          : `${className === 'istio' ? 'Istio' : 'agentgateway'} creates Service ${gateway.service} once Gateway ${names.gateway} is Programmed: check kubectl get gateway -n ${names.namespace} (${className} running? GatewayClass ${className} present?)`,
+    },
     router: { mode: settings.mode, gatewayClass: className, release: names.release, chart, values: router.values, patches: router.patches },
     server,
     manifests: {

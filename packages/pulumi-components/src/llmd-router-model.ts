@@ -1,0 +1,268 @@
+import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
+import { gatewayAliasManifest, RESOURCE_TYPES, type ChartRef, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
+import { createChart } from './chart.ts';
+import { TYPE_TOKENS, childName } from './component-names.ts';
+import { customResource } from './custom-resource.ts';
+import { EmbeddingService } from './embedding-service.ts';
+import { ModelNamespace } from './model-namespace.ts';
+import type { LlmdModelOutputs } from './model-outputs.ts';
+import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { ModelStorage } from './model-storage.ts';
+import { childOptions, whenReady } from './options.ts';
+
+/** Arguments of {@link LlmdRouterModel}: a 2026-08 plan entry (or a model folder to plan here) and the Harbor credentials. */
+export type LlmdRouterModelArgs = Omit<ModelPlanSource<LlmdRouterModelPlan>, 'hfToken'>;
+
+/** Arguments of {@link RouterGateway}. */
+export interface RouterGatewayArgs {
+  readonly namespace: pulumi.Input<string>;
+  readonly slug: pulumi.Input<string>;
+  /** The Gateway (gateway mode), as core builds it; none in standalone mode. */
+  readonly gateway?: Record<string, unknown> | null;
+  /** Istio's parameters ConfigMap placing the gateway pods, as core builds it. */
+  readonly parameters?: Record<string, unknown> | null;
+  /** The ExternalName alias `llmd-gateway-<slug>` and the host it points at (the gateway Service, or the Router's proxy). */
+  readonly gatewayAlias: pulumi.Input<string>;
+  readonly gatewayHost: pulumi.Input<string>;
+}
+
+/**
+ * How clients reach a 2026-08 llm-d model: its Gateway (gateway mode: the Gateway and, for Istio, the
+ * parameters ConfigMap that places its pods) and the alias `llmd-gateway-<slug>`.
+ *
+ * Registered under the logical name of 2026-02's {@link LlmdInfra} (`<model>-infra`) with an alias
+ * of its type: the alias Service keeps its identity when a model moves from 2026-02, so Pulumi
+ * updates its target in place instead of creating a second Service of the same name.
+ *
+ * Children: `<name>-gateway` (Gateway), `<name>-gateway-parameters` (ConfigMap), `<name>-gateway-alias` (Service).
+ */
+export class RouterGateway extends pulumi.ComponentResource {
+  readonly gateway: k8s.apiextensions.CustomResource | undefined;
+  readonly parameters: k8s.core.v1.ConfigMap | undefined;
+  readonly gatewayAlias: k8s.core.v1.Service;
+
+  constructor(name: string, args: RouterGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.RouterGateway, name, {}, pulumi.mergeOptions(opts ?? {}, { aliases: [{ type: TYPE_TOKENS.LlmdInfra }] }));
+    const inherited = opts?.dependsOn;
+    this.parameters = args.parameters
+      ? new k8s.core.v1.ConfigMap(childName(name, 'gateway-parameters'), args.parameters as k8s.core.v1.ConfigMapArgs, childOptions(this, inherited))
+      : undefined;
+    this.gateway = args.gateway
+      ? customResource(childName(name, 'gateway'), RESOURCE_TYPES.gateway, args.gateway as never, childOptions(this, inherited, [this.parameters]))
+      : undefined;
+    const alias = pulumi
+      .output({ name: args.gatewayAlias, namespace: args.namespace, slug: args.slug, gatewayHost: args.gatewayHost })
+      .apply((a) => gatewayAliasManifest(a));
+    this.gatewayAlias = new k8s.core.v1.Service(childName(name, 'gateway-alias'), { metadata: alias.metadata, spec: alias.spec }, childOptions(this, inherited, [this.gateway]));
+    this.registerOutputs({});
+  }
+}
+
+/** Arguments of {@link Router}. */
+export interface RouterArgs {
+  readonly namespace: pulumi.Input<string>;
+  readonly releaseName: pulumi.Input<string>;
+  readonly chart: ChartRef;
+  readonly values: pulumi.Input<Values>;
+  readonly patches?: readonly PostRenderPatch[];
+}
+
+/**
+ * The llm-d Router chart of one model (`llm-d-router-gateway` or `llm-d-router-standalone`): the
+ * endpoint picker, the InferencePool and, in gateway mode, the HTTPRoute and Istio's DestinationRule.
+ * Children: `<name>-chart` (`helm.v4.Chart`, its objects patched and replaced delete-first).
+ */
+export class Router extends pulumi.ComponentResource {
+  readonly chart: k8s.helm.v4.Chart;
+
+  constructor(name: string, args: RouterArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.Router, name, {}, opts);
+    this.chart = createChart(this, name, { release: args.releaseName, namespace: args.namespace, chart: args.chart, values: args.values, patches: args.patches }, opts?.dependsOn);
+    this.registerOutputs({});
+  }
+}
+
+/**
+ * The model server of a 2026-08 llm-d model: the Deployment core builds (llm-d's model-server recipe),
+ * awaited for the model's readyTimeout. Children: `<name>-deployment`.
+ */
+export class ModelServer extends pulumi.ComponentResource {
+  readonly deployment: k8s.apps.v1.Deployment;
+
+  constructor(name: string, args: { readonly manifest: Record<string, unknown> }, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.ModelServer, name, {}, opts);
+    const { metadata, spec } = args.manifest as { metadata: k8s.types.input.meta.v1.ObjectMeta; spec: k8s.types.input.apps.v1.DeploymentSpec };
+    this.deployment = new k8s.apps.v1.Deployment(childName(name, 'deployment'), { metadata, spec }, childOptions(this, opts?.dependsOn));
+    this.registerOutputs({});
+  }
+}
+
+/**
+ * One llm-d model on the 2026-08 set (core `LlmdRouterModelPlan`): namespace and pull secret, model
+ * storage, the model server's Deployment, the llm-d Router chart, the Gateway and its alias, and the
+ * embeddings Service of an embedding model.
+ *
+ * It registers under {@link LlmdModel}'s own type token, and the children both sets share keep their
+ * logical names — `<name>-namespace`, `<name>-storage`, `<name>-embeddings`, and the alias under
+ * `<name>-infra` — so moving a model from 2026-02 updates them in place; the old set's charts are
+ * deleted after the new objects are up (Pulumi deletes last).
+ *
+ * Order: namespace → storage → model server; namespace → Router chart; model server and Router →
+ * gateway and alias (clients are pointed at the new gateway once the model serves) and the embeddings
+ * Service.
+ */
+export class LlmdRouterModel extends pulumi.ComponentResource {
+  /** The plan the model was deployed from. */
+  readonly plan: LlmdRouterModelPlan;
+  /** The model's outputs, discriminated by `category`; as {@link LlmdModel}'s (standalone mode: `routeName` is ""). */
+  readonly outputs: LlmdModelOutputs;
+  /** The namespace, once it exists. */
+  readonly namespace: pulumi.Output<string>;
+  /** The name clients send as `model`. */
+  readonly servedModelName: pulumi.Output<string>;
+  /** The Service clients call: the Gateway's (gateway mode) or the Router's EPP (standalone mode). */
+  readonly gatewayService: pulumi.Output<string>;
+  /** In-cluster FQDN of {@link gatewayService}, once the model is ready to serve. */
+  readonly gatewayHost: pulumi.Output<string>;
+  /** The URL clients call, once the model is ready to serve. */
+  readonly gatewayUrl: pulumi.Output<string>;
+  /** The InferencePool (Router chart). */
+  readonly inferencePoolName: pulumi.Output<string>;
+  /** The HTTPRoute (generative, gateway mode), else undefined. */
+  readonly routeName: pulumi.Output<string | undefined>;
+  /** The embeddings Service URL (embedders), else undefined. */
+  readonly embeddingsUrl: pulumi.Output<string | undefined>;
+  /** The model PVC (with a modelSource), else undefined. */
+  readonly pvcName: pulumi.Output<string | undefined>;
+  readonly modelNamespace: ModelNamespace;
+  readonly storage: ModelStorage | undefined;
+  readonly modelServer: ModelServer;
+  readonly router: Router;
+  readonly gateway: RouterGateway;
+  readonly embeddings: EmbeddingService | undefined;
+
+  constructor(name: string, args: LlmdRouterModelArgs, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.LlmdModel, name, {}, opts);
+    // A folder planned here is on the 2026-08 set unless it says otherwise.
+    const source = args.folder !== undefined && args.folder.upstream === undefined ? { ...args, folder: { ...args.folder, upstream: '2026-08' as const } } : args;
+    const { model } = resolveModelPlan<LlmdRouterModelPlan>(source, 'llm-d');
+    if (model.upstream !== '2026-08') {
+      throw new pulumi.InputPropertyError({ propertyPath: 'plan.upstream', reason: `is ${String(model.upstream)}; LlmdRouterModel deploys models of the 2026-08 set (use LlmdModel)` });
+    }
+    const plan = model;
+    this.plan = plan;
+    if (plan.pullSecret !== null && args.harborToken === undefined) {
+      throw new pulumi.InputPropertyError({
+        propertyPath: 'harborToken',
+        reason: `is required: the plan of ${plan.name} pulls with the Secret ${plan.pullSecret} (pulumi config set --secret harborToken <robot token>)`,
+      });
+    }
+    const inherited = opts?.dependsOn;
+    claimModelNamespace(this, name, plan, args.createNamespace);
+
+    this.modelNamespace = new ModelNamespace(
+      childName(name, 'namespace'),
+      {
+        name: plan.namespace,
+        slug: plan.slug,
+        ...(args.createNamespace === false && { create: false }),
+        ...(plan.pullSecret !== null && {
+          harborHostname: args.harborHostname,
+          harborUser: args.harborUser,
+          harborToken: args.harborToken,
+          pullSecretName: plan.pullSecret,
+        }),
+      },
+      childOptions(this, inherited),
+    );
+    const ns = this.modelNamespace;
+    const namespace = ns.name;
+
+    this.storage = plan.storage
+      ? new ModelStorage(
+          childName(name, 'storage'),
+          {
+            namespace,
+            slug: plan.slug,
+            storage: plan.storage,
+            ...(plan.pullSecret !== null && { pullSecret: plan.pullSecret }),
+            nodeSelector: plan.nodeSelector,
+            tolerations: plan.tolerations,
+            ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
+          },
+          childOptions(this, inherited, [ns]),
+        )
+      : undefined;
+
+    this.modelServer = new ModelServer(childName(name, 'model-server'), { manifest: plan.manifests.modelServer }, childOptions(this, inherited, [ns, this.storage]));
+    this.router = new Router(
+      childName(name, 'router'),
+      { namespace, releaseName: plan.router.release, chart: plan.router.chart, values: plan.router.values, patches: plan.router.patches },
+      childOptions(this, inherited, [ns]),
+    );
+    this.gateway = new RouterGateway(
+      childName(name, 'infra'),
+      {
+        namespace,
+        slug: plan.slug,
+        gateway: plan.manifests.gateway,
+        parameters: plan.manifests.gatewayParameters,
+        gatewayAlias: plan.gateway.alias,
+        gatewayHost: plan.gateway.host,
+      },
+      childOptions(this, inherited, [ns, this.modelServer, this.router]),
+    );
+    const embedding = plan.embeddingService;
+    this.embeddings =
+      embedding !== null
+        ? new EmbeddingService(
+            childName(name, 'embeddings'),
+            { namespace, slug: plan.slug, serviceName: embedding.name, podLabels: plan.modelServer.podLabels, targetPort: embedding.targetPort },
+            childOptions(this, inherited, [ns, this.modelServer]),
+          )
+        : undefined;
+
+    // Ready to serve: the model server and the Router's EPP are awaited (Deployments); the Gateway,
+    // its HTTPRoute and the InferencePool are not (no status this provider waits for): verify is the proof.
+    const ready = [this.modelServer.deployment, this.router.chart, this.gateway.gatewayAlias, this.embeddings?.service];
+    const when = <T>(value: T) => whenReady(ready, value);
+    this.namespace = namespace;
+    this.servedModelName = when(plan.modelServer.servedModelName);
+    this.gatewayService = when(plan.gateway.service);
+    this.gatewayHost = when(plan.gateway.host);
+    this.gatewayUrl = when(plan.gateway.url);
+    this.inferencePoolName = when(plan.inferencePool.name);
+    this.routeName = when(plan.httpRoute ?? undefined);
+    this.embeddingsUrl = when(embedding?.url);
+    this.pvcName = this.storage ? this.storage.pvcName : pulumi.output(undefined);
+    const base = {
+      platform: 'llm-d' as const,
+      name: plan.name,
+      slug: plan.slug,
+      namespace: this.namespace,
+      servedModelName: this.servedModelName,
+      inferencePoolName: this.inferencePoolName,
+      pvcName: this.pvcName,
+      gatewayService: this.gatewayService,
+      gatewayHost: this.gatewayHost,
+      gatewayUrl: this.gatewayUrl,
+    };
+    this.outputs =
+      embedding !== null
+        ? { ...base, category: 'embedder', embeddingsService: when(embedding.name), embeddingsUrl: when(embedding.url) }
+        : // Standalone mode has no HTTPRoute: clients call the Router's proxy (gatewayUrl).
+          { ...base, category: 'generative', routeName: when(plan.httpRoute ?? '') };
+    this.registerOutputs({
+      namespace: this.namespace,
+      servedModelName: this.servedModelName,
+      gatewayService: this.gatewayService,
+      gatewayHost: this.gatewayHost,
+      gatewayUrl: this.gatewayUrl,
+      inferencePoolName: this.inferencePoolName,
+      routeName: this.routeName,
+      embeddingsUrl: this.embeddingsUrl,
+      pvcName: this.pvcName,
+    });
+  }
+}
