@@ -1,4 +1,4 @@
-import { LABEL_ROLE, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan } from '@app-serving/core';
+import { LABEL_ROLE, type AnyLlmdModelPlan, type DeploymentPlan, type KserveModelPlan } from '@app-serving/core';
 import { ENVOY_GATEWAY_SYSTEM_NAMESPACE, ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, llmInferenceServiceRef } from '../src/index.ts';
 import type { FakeKube, FakePod } from './fake-kube.ts';
 import { reply, startModelServer, type ModelServer, type ModelServerOptions } from './model-server.ts';
@@ -60,7 +60,7 @@ export async function deploy(kube: FakeKube, plan: DeploymentPlan, options: Depl
   return { servers, gateways };
 }
 
-function deployLlmd(kube: FakeKube, model: LlmdModelPlan, server: ModelServer, gateway: ModelServer | undefined): void {
+function deployLlmd(kube: FakeKube, model: AnyLlmdModelPlan, server: ModelServer, gateway: ModelServer | undefined): void {
   const { state } = kube;
   const ns = model.namespace;
   const decodeLabels = { ...model.modelServer.podLabels, [LABEL_ROLE]: 'decode' };

@@ -97,7 +97,7 @@ export function examplePlan(stack: 'example' | 'cloud' | 'kind'): DeploymentPlan
 /** One llm-d model of an example stack, by folder name. */
 export function llmdModel(stack: 'example' | 'cloud' | 'kind', name: string): LlmdModelPlan {
   const model = examplePlan(stack).models.find((m) => m.name === name);
-  if (!model || model.platform !== 'llm-d') throw new Error(`no llm-d model ${name} in ${stack}`);
+  if (!model || model.platform !== 'llm-d' || model.upstream !== '2026-02') throw new Error(`no llm-d model ${name} on the 2026-02 set in ${stack}`);
   return model;
 }
 

@@ -28,9 +28,21 @@ import { DEFAULT_STORAGE_CLASSES, startProvisioner, storageClassObjects, type St
 /** The users of the test cluster (static tokens; RBAC decides what each may do). */
 export type TestUser = 'admin' | 'viewer' | 'nobody';
 
+/** A set of upstream CRDs (see {@link StartOptions.crdSet}). */
+export type CrdSet = '2026-02' | '2026-08';
+
 export interface StartOptions {
-  /** Install the upstream CRDs of `../shared/upstream/crds/` (Gateway API, GAIE, Istio, KServe). @default true */
+  /** Install the upstream CRDs of {@link crdSet}. @default true */
   readonly upstreamCrds?: boolean;
+  /**
+   * Which set of upstream CRDs: the seed's (`2026-02`: `crds/` — Gateway API v1.4.1, GAIE v1.2.0,
+   * Istio 1.28.5, KServe v0.18.1) or today's (`2026-08`: `current/crds/` — Gateway API v1.5.1,
+   * GAIE v1.6.0, llm-d.ai v1alpha2, KServe v0.20.0, Envoy Gateway v1.8.1, Envoy AI Gateway v1.1,
+   * KEDA, Prometheus Operator — plus Istio's from `crds/`, which `current/` does not carry). The two
+   * conflict (same CRD names, other versions): a cluster installs one.
+   * @default "2026-02"
+   */
+  readonly crdSet?: CrdSet;
   /** Progress lines (start-up phases and timings). @default nothing */
   readonly log?: (line: string) => void;
   /**
@@ -239,7 +251,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     }
 
     // CRDs: kwok's Exec and PortForward, and the upstream ones.
-    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds())];
+    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds(options.crdSet ?? '2026-02'))];
     // A few at a time: the API server compiles each CRD's schema and CEL rules (KServe's is 21,000
     // lines), and on a loaded 2-core machine all 35 at once can take longer than a request's timeout.
     const queue = [...crds];
@@ -359,12 +371,20 @@ shift $n
 exec /usr/bin/test "$@"
 `;
 
-function upstreamCrds(): object[] {
-  const dir = join(upstreamDir(), 'crds');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .flatMap((f) => readUpstreamYaml(`crds/${f}`))
+/** The upstream CRD files of a set, relative to the upstream folder. */
+export function crdFiles(set: CrdSet): string[] {
+  const list = (folder: string) =>
+    readdirSync(join(upstreamDir(), folder))
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => `${folder}/${f}`);
+  if (set === '2026-02') return list('crds');
+  return [...list('current/crds'), ...list('crds').filter((f) => f.startsWith('crds/istio-'))];
+}
+
+function upstreamCrds(set: CrdSet): object[] {
+  return crdFiles(set)
+    .flatMap((f) => readUpstreamYaml(f))
     .filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
 }
 

@@ -109,6 +109,8 @@ export interface KserveStandInArgs {
   readonly gateway: { readonly name: string; readonly namespace: string };
   /** The path KServe routes: `/<namespace>/<name>`. */
   readonly pathPrefix: string;
+  /** The LLMInferenceService's API version. @default "serving.kserve.io/v1alpha1" (KServe v0.18; v0.20 stores v1alpha2) */
+  readonly apiVersion?: string;
 }
 
 /**
@@ -117,7 +119,7 @@ export interface KserveStandInArgs {
  * KServe reports it once the route is programmed. Returns the objects applied.
  */
 export async function kserveStandIns(cluster: TestCluster, args: KserveStandInArgs): Promise<KubeObject[]> {
-  const path = `/apis/serving.kserve.io/v1alpha1/namespaces/${args.namespace}/llminferenceservices/${args.service}`;
+  const path = `/apis/${args.apiVersion ?? 'serving.kserve.io/v1alpha1'}/namespaces/${args.namespace}/llminferenceservices/${args.service}`;
   const res = await cluster.request('GET', path);
   if (res.status !== 200) throw new Error(`LLMInferenceService ${args.namespace}/${args.service}: ${res.status}`);
   const spec = (res.body as Values).spec ?? {};

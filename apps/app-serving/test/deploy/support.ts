@@ -12,15 +12,18 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
   DEFAULT_CHARTS,
+  ROUTER_CHARTS,
+  ROUTER_CHART_OF,
   commonLabels,
   gpuRequest,
   loadStackFile,
   planDeployment,
-  type ChartKey,
+  type AnyLlmdModelPlan,
+  type ChartRef,
   type DeploymentPlan,
   type KserveModelPlan,
-  type LlmdModelPlan,
   type ModelPlan,
+  type Upstream,
 } from '@app-serving/core';
 import {
   forwardPodPort,
@@ -33,6 +36,7 @@ import {
   waitFor,
   type KubeObject,
   type NodeSpec,
+  type PlannedRelease,
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { parse, stringify } from 'yaml';
@@ -79,36 +83,52 @@ export function secretValue(key: string, secure: string): string {
  */
 export function stackUnderTest(
   file: string,
-  options: { kubeconfig: string; modelsDir?: string; dir?: string; edit?: (config: Record<string, unknown>) => void },
+  options: { kubeconfig: string; modelsDir?: string; dir?: string; upstream?: Upstream; edit?: (config: Record<string, unknown>) => void },
 ): StackUnderTest {
   const name = /^Pulumi\.(.+)\.yaml$/.exec(basename(file))![1]!;
   const doc = parse(readFileSync(file, 'utf8')) as { config: Record<string, unknown> };
   const config: Record<string, unknown> = structuredClone(doc.config);
+  if (options.upstream !== undefined) config['app-serving:upstream'] = options.upstream;
   options.edit?.(config);
   const secrets: Record<string, string> = {};
   for (const [key, value] of Object.entries(config)) {
     if (typeof value === 'object' && value !== null && 'secure' in value) secrets[key] = secretValue(key, String((value as { secure: unknown }).secure));
   }
   if ('app-serving:kubeconfig' in config) config['app-serving:kubeconfig'] = options.kubeconfig;
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `app-serving-stack-${name}-`));
+  mkdirSync(dir, { recursive: true });
+  const written = join(dir, basename(file));
+  const modelsDir = options.modelsDir ?? MODELS_DIR;
+  const planOf = () => {
+    writeFileSync(written, stringify({ config }));
+    return planDeployment(loadStackFile(written, basename(file), { checkRules: false }), modelsDir);
+  };
+  // Every chart the stack's models use, at its published package (the stack's own chart keys kept).
   const charts = { ...((config['app-serving:charts'] as Record<string, Record<string, string>> | undefined) ?? {}) };
-  for (const key of Object.keys(DEFAULT_CHARTS) as ChartKey[]) {
+  for (const [key, pinned] of usedCharts(planOf())) {
     const override = charts[key] ?? {};
-    const chart = override.chart ?? DEFAULT_CHARTS[key].chart;
+    const chart = override.chart ?? pinned.chart;
     if (chart.startsWith('/') || chart.startsWith('.')) continue;
-    const version = override.version ?? DEFAULT_CHARTS[key].version;
+    const version = override.version ?? pinned.version;
     const local = publishedChart(chart, version);
     if (!local) throw new Error(`${basename(file)}: no published package of chart ${chart} ${version} in ${upstreamDir()} to deploy it here`);
     charts[key] = { chart: local, version };
   }
-  config['app-serving:charts'] = charts;
-  const dir = options.dir ?? mkdtempSync(join(tmpdir(), `app-serving-stack-${name}-`));
-  mkdirSync(dir, { recursive: true });
-  const written = join(dir, basename(file));
-  writeFileSync(written, stringify({ config }));
-  const modelsDir = options.modelsDir ?? MODELS_DIR;
-  const plan = planDeployment(loadStackFile(written, basename(file), { checkRules: false }), modelsDir);
+  if (Object.keys(charts).length > 0) config['app-serving:charts'] = charts;
+  const plan = planOf();
   const engineConfig = Object.fromEntries(Object.entries(config).filter(([key]) => !(key in secrets)));
   return { name, file: written, config: engineConfig, secrets, modelsDir, plan };
+}
+
+/** The chart keys (`charts.<key>`) the llm-d models of a plan deploy, with their pinned charts. */
+function usedCharts(plan: DeploymentPlan): Map<string, ChartRef> {
+  const used = new Map<string, ChartRef>();
+  for (const model of plan.models) {
+    if (model.platform !== 'llm-d') continue;
+    if (model.upstream === '2026-02') for (const key of Object.keys(DEFAULT_CHARTS) as (keyof typeof DEFAULT_CHARTS)[]) used.set(key, DEFAULT_CHARTS[key]);
+    else used.set(ROUTER_CHART_OF[model.router.mode], ROUTER_CHARTS[ROUTER_CHART_OF[model.router.mode]]);
+  }
+  return used;
 }
 
 /** A node label key for every simulated node of one test, so that a test can find (and remove) its own. */
@@ -237,13 +257,19 @@ export async function deployedProblems(cluster: TestCluster, plan: DeploymentPla
 type ExpectObject = (what: string, path: string, check?: (o: any) => string | null) => Promise<unknown>;
 type Placed = (what: string, namespace: string, selector: Record<string, string>, nodeSelector: Readonly<Record<string, string>>, count?: number) => Promise<unknown>;
 
-async function llmdProblems(model: LlmdModelPlan, expectObject: ExpectObject, placed: Placed): Promise<void> {
+async function llmdProblems(model: AnyLlmdModelPlan, expectObject: ExpectObject, placed: Placed): Promise<void> {
   const ns = model.namespace;
-  await expectObject(`Gateway ${ns}/${model.gateway.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/gateways/${model.gateway.name}`);
-  await expectObject(`ConfigMap ${ns}/${model.gateway.parametersConfigMap}`, `/api/v1/namespaces/${ns}/configmaps/${model.gateway.parametersConfigMap}`);
-  await expectObject(`Service ${ns}/${model.gateway.alias}`, `/api/v1/namespaces/${ns}/services/${model.gateway.alias}`);
+  if (model.gateway.kind === 'gateway') {
+    await expectObject(`Gateway ${ns}/${model.gateway.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/gateways/${model.gateway.name}`);
+    if (model.gateway.parametersConfigMap) await expectObject(`ConfigMap ${ns}/${model.gateway.parametersConfigMap}`, `/api/v1/namespaces/${ns}/configmaps/${model.gateway.parametersConfigMap}`);
+  }
+  // The alias points at the Service clients call (the gateway's, or the Router's proxy).
+  await expectObject(`Service ${ns}/${model.gateway.alias}`, `/api/v1/namespaces/${ns}/services/${model.gateway.alias}`, (o) =>
+    o.spec.externalName === model.gateway.host ? null : `points at ${o.spec.externalName}, not ${model.gateway.host}`,
+  );
   await expectObject(`InferencePool ${ns}/${model.inferencePool.name}`, `/apis/inference.networking.k8s.io/v1/namespaces/${ns}/inferencepools/${model.inferencePool.name}`, (o) =>
-    matches(o.spec.selector?.matchLabels ?? {}, model.modelServer.podLabels) && matches(model.modelServer.podLabels, o.spec.selector?.matchLabels ?? {}) ? null : `selects ${JSON.stringify(o.spec.selector)}, the model's pods carry ${JSON.stringify(model.modelServer.podLabels)}`,
+    // The pool selects the model's pods: its selector is a non-empty part of their labels.
+    Object.keys(o.spec.selector?.matchLabels ?? {}).length > 0 && matches(model.modelServer.podLabels, o.spec.selector?.matchLabels ?? {}) ? null : `selects ${JSON.stringify(o.spec.selector)}, the model's pods carry ${JSON.stringify(model.modelServer.podLabels)}`,
   );
   const epp = (await expectObject(`Deployment ${ns}/${model.inferencePool.epp}`, `/apis/apps/v1/namespaces/${ns}/deployments/${model.inferencePool.epp}`, (o) =>
     o.status?.readyReplicas >= 1 ? null : `not ready: ${JSON.stringify(o.status)}`,
@@ -270,8 +296,8 @@ async function llmdProblems(model: LlmdModelPlan, expectObject: ExpectObject, pl
 
 async function kserveProblems(model: KserveModelPlan, expectObject: ExpectObject): Promise<void> {
   const ns = model.namespace;
-  await expectObject(`LLMInferenceService ${ns}/${model.service}`, `/apis/serving.kserve.io/v1alpha1/namespaces/${ns}/llminferenceservices/${model.service}`);
-  await expectObject(`LLMInferenceServiceConfig ${ns}/${model.config}`, `/apis/serving.kserve.io/v1alpha1/namespaces/${ns}/llminferenceserviceconfigs/${model.config}`);
+  await expectObject(`LLMInferenceService ${ns}/${model.service}`, `/apis/${model.apiVersion}/namespaces/${ns}/llminferenceservices/${model.service}`);
+  await expectObject(`LLMInferenceServiceConfig ${ns}/${model.config}`, `/apis/${model.apiVersion}/namespaces/${ns}/llminferenceserviceconfigs/${model.config}`);
   await expectObject(`ServiceAccount ${ns}/${model.serviceAccount}`, `/api/v1/namespaces/${ns}/serviceaccounts/${model.serviceAccount}`);
   if (model.hfTokenSecret) await expectObject(`Secret ${ns}/${model.hfTokenSecret}`, `/api/v1/namespaces/${ns}/secrets/${model.hfTokenSecret}`);
 }
@@ -283,25 +309,7 @@ async function kserveProblems(model: KserveModelPlan, expectObject: ExpectObject
  * system (as the pull Job left it on the volume).
  */
 export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, serverPort: number): Promise<void> {
-  const standIns: KubeObject[] = [];
-  for (const model of plan.models) {
-    if (model.platform === 'llm-d') standIns.push(...(await istioGatewayStandIn(cluster, model.namespace, model.gateway.name)));
-    else {
-      standIns.push(...await kserveStandIns(cluster, {
-        namespace: model.namespace,
-        service: model.service,
-        workload: model.workload,
-        podLabels: model.podLabels,
-        port: model.port,
-        gateway: model.gateway,
-        pathPrefix: model.pathPrefix,
-      }));
-    }
-  }
-  // Their pods exist and are Ready before the namespaces' pods are wired.
-  for (const d of standIns.filter((o) => o.kind === 'Deployment')) {
-    await waitFor(cluster, `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}`, (o) => o.status?.readyReplicas >= (o.spec.replicas ?? 1) && o.status?.updatedReplicas >= (o.spec.replicas ?? 1), 120_000);
-  }
+  await standInControllers(cluster, plan);
   const namespaces = [...new Set([...plan.models.map((m) => m.namespace), ...(plan.models.some((m) => m.platform === 'kserve') ? ['envoy-gateway-system'] : [])])];
   for (const namespace of namespaces) {
     const pods = await waitForReadyPods(cluster, namespace);
@@ -312,6 +320,67 @@ export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, 
       if (model?.storage && isModelServerPod(model, pod)) await podFileSystem(cluster, namespace, pod.metadata.name, { [model.storage.marker]: '' });
     }
   }
+}
+
+/**
+ * What the controllers that do not run here would make, from the objects in the cluster: Istio's
+ * gateway for each llm-d model behind a Gateway of class istio; KServe's workload, Envoy's proxy and
+ * the LLMInferenceService's status for each KServe model. Resolves once their pods are Ready.
+ */
+export async function standInControllers(cluster: TestCluster, plan: DeploymentPlan): Promise<void> {
+  const standIns: KubeObject[] = [];
+  for (const model of plan.models) {
+    if (model.platform === 'llm-d') {
+      // Istio's gateway (a Gateway of class istio); the Router's standalone proxy is the chart's own.
+      if (model.gateway.kind === 'gateway' && (model.upstream === '2026-02' || model.router.gatewayClass === 'istio')) standIns.push(...(await istioGatewayStandIn(cluster, model.namespace, model.gateway.name)));
+    } else {
+      standIns.push(...await kserveStandIns(cluster, {
+        namespace: model.namespace,
+        service: model.service,
+        workload: model.workload,
+        podLabels: model.podLabels,
+        port: model.port,
+        gateway: model.gateway,
+        pathPrefix: model.pathPrefix,
+        apiVersion: model.apiVersion,
+      }));
+    }
+  }
+  for (const d of standIns.filter((o) => o.kind === 'Deployment')) {
+    await waitFor(cluster, `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}`, (o) => o.status?.readyReplicas >= (o.spec.replicas ?? 1) && o.status?.updatedReplicas >= (o.spec.replicas ?? 1), 120_000);
+  }
+}
+
+/** The Helm releases of an llm-d model as the plan hands them to the charts (none for KServe). */
+export function helmReleases(model: ModelPlan): PlannedRelease[] {
+  if (model.platform !== 'llm-d') return [];
+  if (model.upstream === '2026-08') {
+    return [{ chart: model.router.chart, release: model.router.release, namespace: model.namespace, values: model.router.values, patches: model.router.patches }];
+  }
+  return (['infra', 'gaie', 'modelService'] as const).map((key) => ({
+    chart: model.charts[key],
+    release: model.releases[key],
+    namespace: model.namespace,
+    values: model.values[key],
+    patches: model.patches[key],
+  }));
+}
+
+/** Deletes what a stack put in the cluster (its namespaces, their PVs, its nodes) and waits until the namespaces are gone. */
+export async function removeStack(cluster: TestCluster, plan: DeploymentPlan, nodePrefix?: string): Promise<void> {
+  const namespaces = [...new Set(plan.models.map((m) => m.namespace))];
+  for (const ns of namespaces) await cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
+  for (const pv of await list(cluster, '/api/v1/persistentvolumes')) {
+    if (namespaces.includes(pv.spec.claimRef?.namespace)) await cluster.request('DELETE', `/api/v1/persistentvolumes/${pv.metadata.name}`);
+  }
+  for (const ns of namespaces) {
+    const until = Date.now() + 180_000;
+    while ((await cluster.request('GET', `/api/v1/namespaces/${ns}`)).status !== 404) {
+      if (Date.now() > until) throw new Error(`namespace ${ns} not deleted`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  if (nodePrefix !== undefined) await cluster.request('DELETE', `/api/v1/nodes?labelSelector=${encodeURIComponent(`${SHAPE_LABEL}=${nodePrefix}`)}`);
 }
 
 function isModelServerPod(model: ModelPlan, pod: any): boolean {
