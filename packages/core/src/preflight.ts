@@ -11,6 +11,7 @@ import {
   KSERVE_NAMESPACE,
 } from './constants.ts';
 import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
+import { ROUTER_POOL_CRD_FIELDS } from './upstream/2026-08/facts.ts';
 import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 import type { Toleration } from './values/scheduling.ts';
@@ -123,7 +124,9 @@ export function routerCrds(model: Pick<LlmdRouterModelPlan, 'router'>): CrdRequi
           { group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' },
         ]
       : []),
-    { group: 'inference.networking.k8s.io', kind: 'InferencePool', plural: 'inferencepools', version: 'v1' },
+    // The Router chart renders spec.appProtocol, a field GAIE v1.6 added: a cluster still on GAIE
+    // v1.2's CRD refuses the pool ("field not declared in schema", found by the deploy tests).
+    { group: 'inference.networking.k8s.io', kind: 'InferencePool', plural: 'inferencepools', version: 'v1', fields: ROUTER_POOL_CRD_FIELDS },
     { group: 'llm-d.ai', kind: 'InferenceObjective', plural: 'inferenceobjectives', version: 'v1alpha2' },
     ...(gateway && model.router.gatewayClass === 'istio' ? [{ group: ISTIO_NETWORKING, kind: 'DestinationRule', plural: 'destinationrules', version: 'v1beta1' }] : []),
   ];

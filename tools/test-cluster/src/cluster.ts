@@ -371,6 +371,35 @@ shift $n
 exec /usr/bin/test "$@"
 `;
 
+/**
+ * Installs a set's CRDs into a running cluster, as an administrator upgrading a cluster does before
+ * moving its stacks across: each CRD replaces the one of the same name (or is created), then the
+ * call waits until every served version answers. What the old set had and the new one lacks stays.
+ */
+export async function installCrds(cluster: TestCluster, set: CrdSet): Promise<void> {
+  const crds = upstreamCrds(set) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
+  for (const crd of crds) {
+    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
+    const existing = await cluster.request('GET', path);
+    const res =
+      existing.status === 200
+        ? await cluster.request('PUT', path, { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.body.metadata.resourceVersion } })
+        : await cluster.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    if (res.status >= 300) throw new Error(`CRD ${crd.metadata.name} not installed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+  }
+  const until = Date.now() + 180_000;
+  for (const crd of crds) {
+    for (const version of crd.spec.versions.filter((v) => v.served)) {
+      for (;;) {
+        const res = await cluster.request('GET', `/apis/${crd.spec.group}/${version.name}`);
+        if (res.status === 200 && (res.body as { resources: Array<{ name: string }> }).resources.some((r) => r.name === crd.spec.names.plural)) break;
+        if (Date.now() > until) throw new Error(`CRD ${crd.metadata.name} ${version.name} not served`);
+        await sleep(250);
+      }
+    }
+  }
+}
+
 /** The upstream CRD files of a set, relative to the upstream folder. */
 export function crdFiles(set: CrdSet): string[] {
   const list = (folder: string) =>

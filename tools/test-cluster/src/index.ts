@@ -6,7 +6,7 @@
  */
 export { PROJECT_ROOT, locateUpstream, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
 export type { UpstreamLocation } from './upstream.ts';
-export { startCluster, crdFiles } from './cluster.ts';
+export { startCluster, crdFiles, installCrds } from './cluster.ts';
 export type { TestCluster, TestUser, StartOptions, ApiResponse, AuditEvent, CrdSet } from './cluster.ts';
 export { OUTCOME_ANNOTATION, KWOK_NODE_ANNOTATION } from './kwok.ts';
 export {

@@ -10,11 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodes, createTestStack, startCluster, type ResourceStep, type TestCluster, type TestStack } from '@app-serving/test-cluster';
+import { createNodes, createTestStack, installCrds, startCluster, startModelServer, type ResourceStep, type TestCluster, type TestStack } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { appServingProgram } from '../../src/program.ts';
-import { APP_DIR, MODELS_DIR, appServing, clusterShape, stackUnderTest, type StackUnderTest } from './support.ts';
+import { APP_DIR, MODELS_DIR, appServing, clusterShape, deployedProblems, stackUnderTest, wireForVerify, type StackUnderTest } from './support.ts';
 
 const STACK = 'Pulumi.example.yaml';
 let cluster: TestCluster;
@@ -166,4 +166,51 @@ describe('app-serving diff agrees with the engine, change by change', () => {
     expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:core/v1:Secret')).map(([, v]) => v)).toEqual(['replace', 'replace']);
     expect(json.stack.secrets).toEqual([{ key: 'harborToken', change: 'changed' }]);
   }, 600_000);
+});
+
+/**
+ * The way across (docs/upgrading.md): the example stack moved from the 2026-02 set to 2026-08 — what
+ * `diff` says against what the engine would do, then the move for real on a cluster whose CRDs were
+ * upgraded first, and verify right after.
+ */
+describe('the example stack moved to the 2026-08 set', () => {
+  const toCurrent = (c: Record<string, unknown>) => {
+    c['app-serving:upstream'] = '2026-08';
+    c['app-serving:router'] = { mode: 'gateway', gatewayClass: 'istio' };
+  };
+
+  it('diff and the engine agree: the old releases deleted, the Router, the model server and the Gateway created, the alias updated in place', async () => {
+    // The cluster's CRDs first (GAIE v1.6's InferencePool has fields the Router chart renders; the
+    // engine's preview is refused without them — preflight says so: core ROUTER_POOL_CRD_FIELDS).
+    await installCrds(cluster, '2026-08');
+    const { diff, engine } = await compare({ stack: toCurrent });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    const alias = [...diff.entries()].filter(([k]) => /gateway-alias$/.test(k));
+    expect(alias.map(([, v]) => v)).toEqual(['update', 'update']);
+    expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:apps/v1:Deployment')).map(([, v]) => v)).toEqual(['create', 'create']);
+  }, 600_000);
+
+  it('pulumi up moves it: the new set is deployed as planned, nothing of the old is left, verify passes', async () => {
+    const moved = writeStack(toCurrent);
+    await stack.setConfig(moved.config);
+    const up = await stack.up();
+    expect(up.result.summary.result).toBe('succeeded');
+    expect(await deployedProblems(cluster, moved.plan)).toEqual([]);
+    // The 2026-02 releases' workloads are gone: only the new model server and the Router's EPP run.
+    for (const model of moved.plan.models) {
+      if (model.platform !== 'llm-d') continue;
+      const names = (await cluster.request('GET', `/apis/apps/v1/namespaces/${model.namespace}/deployments`)).body.items.map((d: any) => d.metadata.name).sort();
+      expect(names).toEqual([model.inferencePool.epp, model.modelServer.decodeDeployment].sort());
+    }
+    const server = await startModelServer(moved.plan.models.map((m) => (m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName)));
+    try {
+      await wireForVerify(cluster, moved.plan, server.port);
+      const verify = await appServing(['verify', '--stack', moved.file, '--models-dir', moved.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s']);
+      const report = JSON.parse(verify.stdout || 'null');
+      const failing = (report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`));
+      expect({ failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
+    } finally {
+      await server.close();
+    }
+  }, 900_000);
 });

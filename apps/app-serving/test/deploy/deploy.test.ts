@@ -9,6 +9,9 @@
  *   passes right after (through the API server's port-forward to a local model server);
  * - no-op: a second `up` changes nothing (no perpetual diff from a chart, a transform or a secret);
  * - destroy: nothing of the stack is left (namespaces, PVs, cluster-scoped objects).
+ *
+ * Each stack deploys into a control plane holding the CRDs of its set of upstream versions
+ * (2026-02: `crds/`; 2026-08: `current/crds/`): one cluster per set the example stacks use.
  */
 import { join } from 'node:path';
 import { KUBERNETES_PROVIDER } from '../../../../tools/pulumi/build.mjs';
@@ -22,16 +25,16 @@ import {
   type TestCluster,
   type TestStack,
 } from '@app-serving/test-cluster';
+import { DEFAULT_UPSTREAM, loadStackFile, type Upstream } from '@app-serving/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appServingProgram } from '../../src/program.ts';
 import { APP_DIR, appServing, clusterShape, deployedProblems, exampleStacks, leftovers, stackUnderTest, wireForVerify, type StackUnderTest } from './support.ts';
 
 let cluster: TestCluster;
 
-beforeAll(async () => {
-  cluster = await startCluster();
-}, 600_000);
-afterAll(async () => cluster?.stop(), 120_000);
+/** The set of upstream versions of a stack file (absent `upstream`: 2026-02). */
+const setOf = (file: string): Upstream => loadStackFile(join(APP_DIR, file), file, { checkRules: false }).upstream ?? DEFAULT_UPSTREAM;
+const SETS = [...new Set(exampleStacks().map(setOf))].sort();
 
 /** The namespaces a stack expects to exist already (the KServe Gateway's, when it is not a model's). */
 async function prerequisites(sut: StackUnderTest): Promise<void> {
@@ -44,51 +47,58 @@ function servedNames(sut: StackUnderTest): string[] {
   return sut.plan.models.map((m) => (m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName));
 }
 
-describe.each(exampleStacks())('%s, deployed by the real engine', (file) => {
-  let sut: StackUnderTest;
-  let stack: TestStack;
-  let created = 0;
-
-  afterAll(async () => {
-    await stack?.remove();
-  }, 120_000);
-
-  it('up: every object the plan names is in the cluster, placed as planned, Ready; verify passes', async () => {
-    sut = stackUnderTest(join(APP_DIR, file), { kubeconfig: cluster.kubeconfigPath });
-    await createNodes(cluster, clusterShape(sut.plan, sut.name));
-    await prerequisites(sut);
-    stack = await createTestStack({ cluster, stackName: sut.name, config: sut.config, secrets: sut.secrets, program: () => appServingProgram(sut.modelsDir) });
-    const up = await stack.up();
-    created = up.result.summary.resourceChanges?.create ?? 0;
-    expect(up.result.summary.result).toBe('succeeded');
-    // The provider built here is older than the one @pulumi/kubernetes asks for: the engine warns and
-    // goes on. If that warning ever turns into an error, this up fails.
-    expect(up.output).toContain(`expected to have version >=`);
-    expect(up.output).toContain(KUBERNETES_PROVIDER.pluginVersion);
-    expect(await deployedProblems(cluster, sut.plan)).toEqual([]);
-
-    const server = await startModelServer(servedNames(sut));
-    try {
-      await wireForVerify(cluster, sut.plan, server.port);
-      const verify = await appServing(['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s']);
-      const report = JSON.parse(verify.stdout || 'null');
-      const failing = (report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`));
-      expect({ failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
-      expect(verify.code).toBe(0);
-    } finally {
-      await server.close();
-    }
+describe.each(SETS)('on a cluster with the CRDs of the %s set', (upstream) => {
+  beforeAll(async () => {
+    cluster = await startCluster({ crdSet: upstream });
   }, 900_000);
+  afterAll(async () => cluster?.stop(), 120_000);
 
-  it('no-op: a second up changes nothing', async () => {
-    const again = await stack.up();
-    expect(again.result.summary.resourceChanges).toEqual({ same: expect.any(Number) });
-    expect(again.result.summary.resourceChanges?.same).toBeGreaterThanOrEqual(created);
-  }, 600_000);
+  describe.each(exampleStacks().filter((file) => setOf(file) === upstream))('%s, deployed by the real engine', (file: string) => {
+    let sut: StackUnderTest;
+    let stack: TestStack;
+    let created = 0;
 
-  it('destroy: nothing of the stack is left in the cluster', async () => {
-    await stack.destroy();
-    await cluster.request('DELETE', `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}`);
-    expect(await leftovers(cluster, sut.plan)).toEqual([]);
-  }, 600_000);
+    afterAll(async () => {
+      await stack?.remove();
+    }, 120_000);
+
+    it('up: every object the plan names is in the cluster, placed as planned, Ready; verify passes', async () => {
+      sut = stackUnderTest(join(APP_DIR, file), { kubeconfig: cluster.kubeconfigPath });
+      await createNodes(cluster, clusterShape(sut.plan, sut.name));
+      await prerequisites(sut);
+      stack = await createTestStack({ cluster, stackName: sut.name, config: sut.config, secrets: sut.secrets, program: () => appServingProgram(sut.modelsDir) });
+      const up = await stack.up();
+      created = up.result.summary.resourceChanges?.create ?? 0;
+      expect(up.result.summary.result).toBe('succeeded');
+      // The provider built here is older than the one @pulumi/kubernetes asks for: the engine warns and
+      // goes on. If that warning ever turns into an error, this up fails.
+      expect(up.output).toContain(`expected to have version >=`);
+      expect(up.output).toContain(KUBERNETES_PROVIDER.pluginVersion);
+      expect(await deployedProblems(cluster, sut.plan)).toEqual([]);
+
+      const server = await startModelServer(servedNames(sut));
+      try {
+        await wireForVerify(cluster, sut.plan, server.port);
+        const verify = await appServing(['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s']);
+        const report = JSON.parse(verify.stdout || 'null');
+        const failing = (report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`));
+        expect({ failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
+        expect(verify.code).toBe(0);
+      } finally {
+        await server.close();
+      }
+    }, 900_000);
+
+    it('no-op: a second up changes nothing', async () => {
+      const again = await stack.up();
+      expect(again.result.summary.resourceChanges).toEqual({ same: expect.any(Number) });
+      expect(again.result.summary.resourceChanges?.same).toBeGreaterThanOrEqual(created);
+    }, 600_000);
+
+    it('destroy: nothing of the stack is left in the cluster', async () => {
+      await stack.destroy();
+      await cluster.request('DELETE', `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}`);
+      expect(await leftovers(cluster, sut.plan)).toEqual([]);
+    }, 600_000);
+  });
 });

@@ -14,7 +14,7 @@ import { KSERVE_V0_18, KSERVE_V0_20 } from '../../kserve/releases.ts';
 import { KSERVE_STRICT_V1ALPHA2 } from '../../kserve/plan.ts';
 import { isValuesMap, type Values } from '../../values/merge.ts';
 import type { KeyTree } from '../../values/chart-facts.ts';
-import { ROUTER_CHARTS, ROUTER_DEFAULTS, ROUTER_EPP_IMAGE, ROUTER_KEYS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT } from './facts.ts';
+import { ROUTER_CHARTS, ROUTER_DEFAULTS, ROUTER_EPP_IMAGE, ROUTER_KEYS, ROUTER_POOL_CRD_FIELDS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT } from './facts.ts';
 
 /** A file of a chart package, as text (`<chart>/<path>`). */
 function chartFile(pkg: string, path: string): string {
@@ -77,6 +77,26 @@ const V020 = 'current/kserve/v0.20.0-llmisvcconfig';
 const configs = readdirSync(upstreamPath(V020))
   .filter((f) => f.startsWith('config-'))
   .map((file) => readUpstreamYaml(`${V020}/${file}`)[0] as { metadata: { name: string }; spec: Values });
+
+describe('the InferencePool CRD the Router chart needs (drift test)', () => {
+  /** Whether a CRD's v1 schema declares a field path. */
+  const declares = (file: string, path: readonly string[]) => {
+    const crd = readUpstreamYaml(file)[0] as Values;
+    const version = (crd.spec as { versions: Array<{ name: string; schema: { openAPIV3Schema: Values } }> }).versions.find((v) => v.name === 'v1')!;
+    let node: Values | undefined = version.schema.openAPIV3Schema;
+    for (const key of path) node = (node?.properties as Values | undefined)?.[key] as Values | undefined;
+    return node !== undefined;
+  };
+
+  it('the chart renders the fields preflight asks of the CRD; GAIE v1.6.0 declares them, v1.2.0 does not', () => {
+    const template = chartFile(GATEWAY, 'llm-d-router-gateway/charts/router/templates/_inferencepool.yaml');
+    for (const path of ROUTER_POOL_CRD_FIELDS) {
+      expect(template).toContain(`${path.at(-1)}:`);
+      expect(declares('current/crds/gaie-v1.6.0-inference.networking.k8s.io_inferencepools.yaml', path)).toBe(true);
+      expect(declares('crds/gaie-v1.2.0-inference.networking.k8s.io_inferencepools.yaml', path)).toBe(false);
+    }
+  });
+});
 
 describe('KServe v0.20.0 (drift test)', () => {
   it('lists every image of the well-known configs, by config, pod section and container', () => {

@@ -95,3 +95,10 @@ export const MODEL_SERVER_PORT = 8000;
 export const VLLM_IMAGE = 'docker.io/vllm/vllm-openai:v0.30.0';
 /** The role label llm-d's recipes put on model-server pods. */
 export const ROLE_DECODE = 'decode';
+
+/**
+ * InferencePool CRD fields the Router chart v0.10.0 renders that GAIE v1.2.0's CRD lacks (GAIE
+ * v1.6.0's `inference.networking.k8s.io_inferencepools.yaml` has them): preflight refuses a cluster
+ * whose InferencePool CRD is still the older one.
+ */
+export const ROUTER_POOL_CRD_FIELDS: readonly (readonly string[])[] = [['spec', 'appProtocol']];
