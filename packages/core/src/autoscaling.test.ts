@@ -221,7 +221,7 @@ describe('a stack with autoscaling', async () => {
     const plan = planDeployment(loadStackFile(join(repo, 'Pulumi.s.yaml')), join(repo, 'models'));
     const model = plan.models[0]!;
     if (model.platform !== 'llm-d') throw new Error('llm-d expected');
-    expect(model.autoscaling?.objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['PodMonitor/qwen-model-server', 'PodMonitor/qwen-epp', 'ScaledObject/ms-qwen-llm-d-modelservice-decode']);
+    expect(model.autoscaling?.objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['PodMonitor/qwen-model-server', 'PodMonitor/qwen-epp', 'ScaledObject/ms-qwen-llm-d-modelservice-decode', 'ConfigMap/qwen-dashboard']);
     expect(model.patches.modelService).toContainEqual({ kind: 'autoscaled-replicas', deployment: 'ms-qwen-llm-d-modelservice-decode' });
     expect((model.values.modelService as any).decode.replicas).toBe(2);
     expect(model.modelServer.decodeReplicas).toBe(2);
@@ -268,5 +268,23 @@ describe('a stack with autoscaling', async () => {
     expect((model.spec as any).replicas).toBeUndefined();
     expect((model.spec as any).scaling).toEqual({ minReplicas: 1, maxReplicas: 3, wva: { hpa: { behavior: { scaleDown: { stabilizationWindowSeconds: 600 } } } } });
     expect(model.autoscaling).toMatchObject({ minReplicas: 1, maxReplicas: 3, actuator: 'hpa' });
+  });
+});
+
+describe('the Grafana dashboard', () => {
+  it("is shipped per model as a ConfigMap Grafana's sidecar loads, graphing the signal the ScaledObject follows", () => {
+    const plan = planAutoscaling(input);
+    const configMap = plan.objects.find((o) => o.kind === 'ConfigMap')!;
+    expect(configMap.metadata).toMatchObject({ name: 'qwen-dashboard', namespace: 'llm-d-qwen', labels: { grafana_dashboard: '1' } });
+    const dashboard = JSON.parse((configMap as any).data['app-serving-qwen.json']);
+    expect(dashboard.title).toBe('app-serving qwen: autoscaling');
+    expect(dashboard.panels[0].targets[0].expr).toBe(plan.targets[0]!.query.query);
+    expect(dashboard.panels.map((p: { title: string }) => p.title)).toEqual([
+      'Autoscaling signal (queue-depth) and target',
+      'Replicas (1–4)',
+      'Requests waiting and running (vLLM, per pod)',
+      'KV-cache utilisation (vLLM, per pod)',
+      'EPP pool averages',
+    ]);
   });
 });
