@@ -222,7 +222,9 @@ export interface AutoscalingPlan extends ResolvedAutoscaling {
   readonly targets: readonly { readonly role: 'decode' | 'prefill'; readonly deployment: string; readonly scaledObject: string; readonly query: SignalQuery }[];
   /** The PodMonitors app-serving creates (a chart's own monitor stands in for one when it is on). */
   readonly monitors: readonly string[];
-  /** Every object to create, in order: TriggerAuthentication, PodMonitors, ScaledObjects (the Secret is not here: it holds the credentials). */
+  /** The ConfigMap holding the model's Grafana dashboard (label `grafana_dashboard: "1"`). */
+  readonly dashboard: string;
+  /** Every object to create, in order: TriggerAuthentication, PodMonitors, ScaledObjects, the dashboard ConfigMap (the Secret is not here: it holds the credentials). */
   readonly objects: readonly KubernetesObject[];
   /** Post-render patches for the model-server chart: `replicas` belongs to the autoscaler. */
   readonly patches: readonly PostRenderPatch[];
@@ -250,7 +252,7 @@ export interface AutoscalingPlanInput {
 
 /** Names of a model's autoscaling objects (the ScaledObjects are named after their Deployments). */
 export function autoscalingNames(slug: string) {
-  return { modelServerMonitor: `${slug}-model-server`, eppMonitor: `${slug}-epp`, credentials: `${slug}-prometheus`, triggerAuthentication: `${slug}-prometheus` };
+  return { modelServerMonitor: `${slug}-model-server`, eppMonitor: `${slug}-epp`, credentials: `${slug}-prometheus`, triggerAuthentication: `${slug}-prometheus`, dashboard: `${slug}-dashboard` };
 }
 
 /** Plans the autoscaling of one model: ScaledObjects, TriggerAuthentication, PodMonitors and patches. */
@@ -296,9 +298,12 @@ export function planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan {
       }),
     );
   }
+  const dashboard = grafanaDashboard({ slug: input.slug, namespace: input.namespace, plan: { ...resolved, targets }, pool: input.epp?.pool, eppMetrics: input.epp?.metrics });
+  objects.push(dashboardConfigMap({ name: names.dashboard, namespace: input.namespace, labels, dashboard, slug: input.slug }));
   return {
     ...resolved,
     initialReplicas: Math.max(resolved.minReplicas, 1),
+    dashboard: names.dashboard,
     prometheus: {
       address: input.prometheus.address,
       auth,
@@ -499,6 +504,74 @@ export const KSERVE_AUTOSCALER_KEYS: AutoscalerKeys = {
   replicas: [['replicas'], ['prefill', 'replicas']],
   autoscalers: [['scaling'], ['prefill', 'scaling']],
 };
+
+/** The label Grafana's dashboard sidecar (kube-prometheus-stack) loads ConfigMaps by. */
+export const GRAFANA_DASHBOARD_LABEL = 'grafana_dashboard';
+
+/**
+ * A Grafana dashboard of one model's autoscaling (schema 39, a Prometheus data source chosen by a
+ * variable): the signal against its target, vLLM's waiting and running requests and KV cache per
+ * pod, the EPP pool's averages, and the replicas the HPA holds (kube-state-metrics).
+ */
+export function grafanaDashboard(args: { slug: string; namespace: string; plan: Pick<AutoscalingPlan, 'targets' | 'target' | 'signal' | 'minReplicas' | 'maxReplicas'>; pool?: string | undefined; eppMetrics?: EppMetricFacts | undefined }): Record<string, unknown> {
+  const ds = { type: 'prometheus', uid: '${datasource}' };
+  const ns = promString(args.namespace);
+  const panel = (id: number, title: string, exprs: { expr: string; legend: string }[], y: number, x: number, unit = 'short') => ({
+    id,
+    type: 'timeseries',
+    title,
+    datasource: ds,
+    gridPos: { h: 8, w: 12, x, y },
+    fieldConfig: { defaults: { unit }, overrides: [] },
+    targets: exprs.map((e, i) => ({ refId: String.fromCharCode(65 + i), datasource: ds, expr: e.expr, legendFormat: e.legend })),
+  });
+  const decode = args.plan.targets[0];
+  const pods = decode ? `namespace="${ns}",pod=~"${promRegexLiteral(decode.deployment)}-[a-z0-9]+-[a-z0-9]+"` : `namespace="${ns}"`;
+  const epp = args.eppMetrics ?? GAIE_EPP_METRICS;
+  const panels = [
+    panel(1, `Autoscaling signal (${args.plan.signal}) and target`, [
+      ...args.plan.targets.map((t) => ({ expr: t.query.query, legend: `${t.role} signal` })),
+      { expr: `vector(${args.plan.target})`, legend: 'target per replica' },
+    ], 0, 0),
+    panel(2, `Replicas (${args.plan.minReplicas}–${args.plan.maxReplicas})`, args.plan.targets.flatMap((t) => [
+      { expr: `kube_horizontalpodautoscaler_status_current_replicas{namespace="${ns}",horizontalpodautoscaler="keda-hpa-${promString(t.scaledObject)}"}`, legend: `${t.role} current` },
+      { expr: `kube_horizontalpodautoscaler_status_desired_replicas{namespace="${ns}",horizontalpodautoscaler="keda-hpa-${promString(t.scaledObject)}"}`, legend: `${t.role} desired` },
+    ]), 0, 12),
+    panel(3, 'Requests waiting and running (vLLM, per pod)', [
+      { expr: `${VLLM_METRICS.queue}{${pods}}`, legend: 'waiting {{pod}}' },
+      { expr: `vllm:num_requests_running{${pods}}`, legend: 'running {{pod}}' },
+    ], 8, 0),
+    panel(4, 'KV-cache utilisation (vLLM, per pod)', [{ expr: `${VLLM_METRICS.kvCache}{${pods}}`, legend: '{{pod}}' }], 8, 12, 'percentunit'),
+    ...(args.pool
+      ? [
+          panel(5, 'EPP pool averages', [
+            { expr: `${epp.queue}{namespace="${ns}",${epp.poolLabel}="${promString(args.pool)}"}`, legend: 'average queue' },
+            { expr: `${epp.kvCache}{namespace="${ns}",${epp.poolLabel}="${promString(args.pool)}"}`, legend: 'average KV cache' },
+          ], 16, 0),
+        ]
+      : []),
+  ];
+  return {
+    title: `app-serving ${args.slug}: autoscaling`,
+    uid: `app-serving-${args.slug}`.slice(0, 40),
+    tags: ['app-serving', 'autoscaling', args.slug],
+    schemaVersion: 39,
+    time: { from: 'now-1h', to: 'now' },
+    refresh: '30s',
+    templating: { list: [{ name: 'datasource', type: 'datasource', query: 'prometheus', label: 'Prometheus' }] },
+    panels,
+  };
+}
+
+/** The dashboard as a ConfigMap Grafana's sidecar picks up (label `grafana_dashboard: "1"`). */
+export function dashboardConfigMap(args: { name: string; namespace: string; labels?: Readonly<Record<string, string>>; dashboard: Record<string, unknown>; slug: string }): KubernetesObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: args.name, namespace: args.namespace, labels: { ...args.labels, [GRAFANA_DASHBOARD_LABEL]: '1' } },
+    data: { [`app-serving-${args.slug}.json`]: `${JSON.stringify(args.dashboard, null, 2)}\n` },
+  };
+}
 
 /** One line for `plan`: the bounds, the signal and its target, the cool-down. */
 export function describeAutoscaling(plan: Pick<ResolvedAutoscaling, 'minReplicas' | 'maxReplicas' | 'signal' | 'target' | 'cooldown'>): string {
