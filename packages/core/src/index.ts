@@ -67,6 +67,11 @@ export type {
   KserveSettings,
   KserveSettingsInput,
   NodeSelector,
+  AutoscalingSignal,
+  ModelAutoscaling,
+  ModelAutoscalingInput,
+  PrometheusSettings,
+  PrometheusSettingsInput,
 } from './config/types.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
@@ -100,8 +105,33 @@ export type { StrictBlock, KeyTree } from './values/chart-facts.ts';
 export { simulatorArgWarnings, isSimulatorImage, SIMULATOR_DURATION_FLAGS } from './values/simulator.ts';
 
 // Post-render patches
-export { applyPatches, patchApplies, patchTarget } from './patches.ts';
-export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, AwaitTimeoutPatch, KubernetesObject } from './patches.ts';
+export { applyPatches, patchApplies, patchTarget, patchResourceOptions } from './patches.ts';
+export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, AwaitTimeoutPatch, AutoscaledReplicasPatch, KubernetesObject } from './patches.ts';
+
+// Autoscaling on LLM signals
+export {
+  AUTOSCALING_CRDS,
+  AUTOSCALING_DEFAULTS,
+  AUTOSCALING_SIGNALS,
+  DEFAULT_TARGETS,
+  GAIE_EPP_METRICS,
+  VLLM_METRICS,
+  autoscalingNames,
+  autoscalingProblems,
+  credentialKeys,
+  credentialsData,
+  dashboardConfigMap,
+  describeAutoscaling,
+  grafanaDashboard,
+  kserveScaling,
+  planAutoscaling,
+  podMonitorManifest,
+  resolveAutoscaling,
+  scaledObjectManifest,
+  signalQuery,
+  triggerAuthenticationManifest,
+} from './autoscaling.ts';
+export type { AutoscalingCapabilities, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource } from './autoscaling.ts';
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';

@@ -16,6 +16,8 @@ import type { Values } from './values/merge.ts';
 import { gpuToleration, type Toleration } from './values/scheduling.ts';
 import { simulatorArgWarnings } from './values/simulator.ts';
 import { planKserveModel, kserveStackPlan, type KserveModelPlan, type KserveStackPlan } from './kserve/plan.ts';
+import { GAIE_EPP_METRICS, GAIE_EPP_METRICS_PORT, MODELSERVICE_AUTOSCALER_KEYS, gaieEppPodLabels, planAutoscaling, valuesAutoscalerConflicts, type AutoscalingPlan } from './autoscaling.ts';
+import { getPath, mergeAll } from './values/merge.ts';
 
 /** Everything a deployment of one stack consists of, as plain data (DESIGN §2). */
 export interface DeploymentPlan {
@@ -108,6 +110,8 @@ export interface LlmdModelPlan {
   readonly patches: { readonly infra: readonly PostRenderPatch[]; readonly gaie: readonly PostRenderPatch[]; readonly modelService: readonly PostRenderPatch[] };
   /** Images this model pulls. */
   readonly images: readonly ImageSource[];
+  /** KEDA autoscaling of the model servers (`models[].autoscaling`), else null: fixed replicas. */
+  readonly autoscaling: AutoscalingPlan | null;
 }
 
 /** Options of {@link planDeployment}. */
@@ -243,6 +247,7 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
   const before = list.size;
   list.addAll(result.issues);
   warnings.push(...result.warnings);
+  if (entry.autoscaling) list.addAll(valuesAutoscalerConflicts(files.modelService, MODELSERVICE_AUTOSCALER_KEYS));
   for (const problem of checkLlmdNames(names, overrides, result.prometheusMonitoring)) {
     list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
   }
@@ -250,6 +255,27 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
 
   const embedder = category === 'embedder';
   const embeddingsHost = serviceHost(names.embeddingsService, names.namespace);
+  // The checks across keys made sure an autoscaled llm-d model has a Prometheus.
+  const autoscaling =
+    entry.autoscaling && config.prometheus
+      ? planAutoscaling({
+          slug,
+          namespace: names.namespace,
+          settings: entry.autoscaling,
+          prometheus: config.prometheus,
+          targets: [{ role: 'decode', deployment: names.decodeDeployment }, ...(result.prefillReplicas > 0 ? [{ role: 'prefill' as const, deployment: names.prefillDeployment }] : [])],
+          modelServer: {
+            podLabels: result.podLabels,
+            metricsPort: result.decodePort,
+            monitoredByChart: getPath(result.effective.modelService, ['decode', 'monitoring', 'podmonitor', 'enabled']) === true,
+          },
+          epp: embedder
+            ? null
+            : { pool: names.inferencePool, podLabels: gaieEppPodLabels(names.epp), metricsPort: GAIE_EPP_METRICS_PORT, metrics: GAIE_EPP_METRICS, monitoredByChart: result.prometheusMonitoring },
+        })
+      : null;
+  // The autoscaler owns replicas: the chart renders only the first count, and the patch keeps `pulumi up` off it.
+  const modelServiceValues = autoscaling ? mergeAll(result.values.modelService, { decode: { replicas: autoscaling.initialReplicas } }) : result.values.modelService;
   const images: ImageSource[] = [
     ...gaieImages(result.effective.gaie, files.gaie.file, files.gaie.values, describeChart('GAIE', charts.gaie, DEFAULT_CHARTS.gaie)),
     ...modelServiceImages(result.effective.modelService, files.modelService.file, files.modelService.values, describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)),
@@ -281,7 +307,7 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
       decodeDeployment: names.decodeDeployment,
       prefillDeployment: names.prefillDeployment,
       serviceAccount: names.modelServiceFullname,
-      decodeReplicas: result.decodeReplicas,
+      decodeReplicas: autoscaling ? autoscaling.initialReplicas : result.decodeReplicas,
       prefillReplicas: result.prefillReplicas,
       podLabels: result.podLabels,
       servedModelName: result.servedModelName,
@@ -298,9 +324,10 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
     readyTimeout,
     pullSecret: harbor?.pullSecret ?? null,
     charts,
-    values: result.values,
-    patches: result.patches,
+    values: { ...result.values, modelService: modelServiceValues },
+    patches: autoscaling ? { ...result.patches, modelService: [...result.patches.modelService, ...autoscaling.patches] } : result.patches,
     images,
+    autoscaling,
   };
 }
 

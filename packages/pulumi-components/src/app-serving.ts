@@ -17,6 +17,8 @@ export interface AppServingArgs {
   readonly harborToken?: pulumi.Input<string>;
   /** Hugging Face token (stack secret `hfToken`). Required when the plan says the stack has one. */
   readonly hfToken?: pulumi.Input<string>;
+  /** The Prometheus's token or password (stack secret `prometheusCredentials`). Required when an autoscaled model's Prometheus needs authentication. */
+  readonly prometheusCredentials?: pulumi.Input<string>;
   /**
    * The kubeconfig's content (stack secret `kubeconfig`), when the plan says the kubeconfig is a
    * secret. A kubeconfig path in the plan is read by the provider; no kubeconfig at all means the
@@ -116,6 +118,7 @@ export class AppServing extends pulumi.ComponentResource {
     const secret = (value: Secret | string | undefined) => (isSecret(value) ? pulumi.secret(value.reveal()) : undefined);
     const harborToken = secret(config.harborToken);
     const hfToken = secret(config.hfToken);
+    const prometheusCredentials = secret(config.prometheusCredentials);
     const kubeconfig = secret(config.kubeconfig);
     return new AppServing(
       name,
@@ -123,6 +126,7 @@ export class AppServing extends pulumi.ComponentResource {
         plan,
         ...(harborToken && { harborToken }),
         ...(hfToken && { hfToken }),
+        ...(prometheusCredentials && { prometheusCredentials }),
         ...(kubeconfig && { kubeconfig }),
         ...(args.homeDir !== undefined && { homeDir: args.homeDir }),
         ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
@@ -192,7 +196,8 @@ export class AppServing extends pulumi.ComponentResource {
     for (const model of plan.models) {
       const child = childName(name, model.slug);
       if (model.platform === 'llm-d') {
-        const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
+        const prometheus = model.autoscaling?.prometheus.secret ? { prometheusCredentials: args.prometheusCredentials } : {};
+        const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout, ...prometheus }, modelOptions());
         components[model.slug] = c;
         models[model.slug] = c.outputs;
       } else {

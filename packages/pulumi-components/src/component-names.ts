@@ -16,6 +16,7 @@ export const TYPE_TOKENS = {
   LlmdModel: 'app-serving:llmd:LlmdModel',
   KserveGateway: 'app-serving:kserve:KserveGateway',
   KserveModel: 'app-serving:kserve:KserveModel',
+  ModelAutoscaling: 'app-serving:autoscaling:ModelAutoscaling',
 } as const;
 
 /**

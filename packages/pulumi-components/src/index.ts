@@ -34,6 +34,8 @@ export { EmbeddingService } from './embedding-service.ts';
 export type { EmbeddingServiceArgs } from './embedding-service.ts';
 export { KserveGateway } from './kserve-gateway.ts';
 export type { KserveGatewayArgs } from './kserve-gateway.ts';
+export { ModelAutoscaling } from './model-autoscaling.ts';
+export type { ModelAutoscalingArgs } from './model-autoscaling.ts';
 
 // Pure builders
 export { chartArgs, postRenderTransform } from './chart.ts';

@@ -7,6 +7,7 @@ import { InferenceRoute } from './inference-route.ts';
 import { LlmdInfra } from './llmd-infra.ts';
 import { ModelNamespace } from './model-namespace.ts';
 import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { ModelAutoscaling } from './model-autoscaling.ts';
 import { ModelService } from './model-service.ts';
 import { ModelStorage } from './model-storage.ts';
 import type { LlmdModelOutputs } from './model-outputs.ts';
@@ -23,7 +24,8 @@ export type LlmdModelArgs = Omit<ModelPlanSource<LlmdModelPlan>, 'hfToken'>;
  * Children (logical names): `<name>-namespace` ({@link ModelNamespace}), `<name>-storage`
  * ({@link ModelStorage}, with a modelSource), `<name>-infra` ({@link LlmdInfra}), `<name>-pool`
  * ({@link InferencePool}), `<name>-model-service` ({@link ModelService}), `<name>-route`
- * ({@link InferenceRoute}, generative) or `<name>-embeddings` ({@link EmbeddingService}, embedder).
+ * ({@link InferenceRoute}, generative) or `<name>-embeddings` ({@link EmbeddingService}, embedder),
+ * and `<name>-autoscaling` ({@link ModelAutoscaling}) when the plan autoscales the model.
  *
  * Order: namespace → storage, infra, pool → model service (after storage and pool) → route
  * (after infra and pool) or embeddings Service (after the model service).
@@ -62,6 +64,7 @@ export class LlmdModel extends pulumi.ComponentResource {
   readonly modelService: ModelService;
   readonly route: InferenceRoute | undefined;
   readonly embeddings: EmbeddingService | undefined;
+  readonly autoscaling: ModelAutoscaling | undefined;
 
   constructor(name: string, args: LlmdModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.LlmdModel, name, {}, opts);
@@ -145,6 +148,14 @@ export class LlmdModel extends pulumi.ComponentResource {
             childOptions(this, inherited, [ns, this.infra, this.inferencePool]),
           )
         : undefined;
+
+    this.autoscaling = plan.autoscaling
+      ? new ModelAutoscaling(
+          childName(name, 'autoscaling'),
+          { namespace, autoscaling: plan.autoscaling, ...(args.prometheusCredentials !== undefined && { prometheusCredentials: args.prometheusCredentials }) },
+          childOptions(this, inherited, [ns, this.modelService]),
+        )
+      : undefined;
 
     const embedding = plan.embeddingService;
     this.embeddings =

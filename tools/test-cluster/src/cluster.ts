@@ -23,6 +23,7 @@ import { ensureBinaries } from '../build.mjs';
 import { kwokCrds, stages, KWOK_NODE_ANNOTATION } from './kwok.ts';
 import { readUpstreamYaml, upstreamDir } from './upstream.ts';
 import { DEFAULT_STORAGE_CLASSES, startProvisioner, storageClassObjects, type StorageClassSpec } from './storage.ts';
+import { createCa, issueCertificate, type IssuedCertificate } from './pki.ts';
 
 
 /** The users of the test cluster (static tokens; RBAC decides what each may do). */
@@ -39,6 +40,21 @@ export interface StartOptions {
    * @default DEFAULT_STORAGE_CLASSES: `hostpath` and the default class `standard`, both WaitForFirstConsumer
    */
   readonly storageClasses?: readonly StorageClassSpec[];
+  /**
+   * The API server's aggregation layer, for extension API servers (KEDA's metrics server behind
+   * `v1beta1.external.metrics.k8s.io`): a front-proxy CA (`--requestheader-client-ca-file`) and the
+   * proxy client certificate the API server presents to them (`--proxy-client-cert-file`,
+   * `--proxy-client-key-file`); {@link TestCluster.issueCertificate} signs their serving certificates.
+   * An APIService reaches its server through an ExternalName Service (`localhost`): no kube-proxy
+   * runs here, and the aggregator resolves ExternalName Services to their name.
+   * @default false
+   */
+  readonly aggregation?: boolean;
+  /**
+   * Extra flags of kube-controller-manager, e.g. `--horizontal-pod-autoscaler-sync-period=2s` for a
+   * test that watches the HPA controller (its default is 15 s).
+   */
+  readonly controllerManagerArgs?: readonly string[];
 }
 
 /** A plain response of the API server. */
@@ -64,6 +80,11 @@ export interface TestCluster {
   request(method: string, path: string, body?: unknown, options?: { user?: TestUser; contentType?: string; timeoutMs?: number }): Promise<ApiResponse>;
   /** The audit log: every mutating request the API server received (verb, user, resource). */
   mutations(): AuditEvent[];
+  /**
+   * With `aggregation`: a certificate for an extension server (server and client use), signed by the
+   * cluster's extension CA, in `<dir>/pki-ext/<name>/` (`tls.crt`, `tls.key`, `ca.crt`).
+   */
+  issueCertificate(name: string, sans: { dns?: readonly string[]; ips?: readonly string[] }): IssuedCertificate;
   /** Stops every process and removes the working folder. */
   stop(): Promise<void>;
 }
@@ -190,7 +211,25 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       rules: [{ level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }, { level: 'None' }],
     }));
     const certDir = join(dir, 'pki');
+    // The aggregation layer: the API server proxies to extension servers with a client certificate
+    // of the front-proxy CA, and publishes that CA (extension-apiserver-authentication) for them.
+    const aggregationFlags: string[] = [];
+    const extensionCa = options.aggregation ? createCa(join(dir, 'pki-ext'), 'extension-ca') : undefined;
+    if (options.aggregation) {
+      const frontProxyCa = createCa(join(dir, 'pki-front-proxy'), 'front-proxy-ca');
+      const proxyClient = issueCertificate(frontProxyCa, join(dir, 'pki-front-proxy'), 'front-proxy-client');
+      aggregationFlags.push(
+        `--requestheader-client-ca-file=${frontProxyCa.cert}`,
+        '--requestheader-allowed-names=front-proxy-client',
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        `--proxy-client-cert-file=${proxyClient.cert}`,
+        `--proxy-client-key-file=${proxyClient.key}`,
+      );
+    }
     launch('kube-apiserver', [
+      ...aggregationFlags,
       `--etcd-servers=${etcdUrl}`,
       '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiPort}`,
       `--cert-dir=${certDir}`,
@@ -283,6 +322,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       // kwok keeps no node heartbeat here: without the lifecycle controller no node turns NotReady.
       '--controllers=*,-nodelifecycle,-nodeipam,-ttl,-bootstrapsigner,-tokencleaner',
       '--concurrent-deployment-syncs=10', '--concurrent-job-syncs=10',
+      ...(options.controllerManagerArgs ?? []),
       '--v=1',
     ]);
     launch('kube-scheduler', [
@@ -333,6 +373,10 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       },
       request: api,
       mutations: () => readAudit(join(logs, 'audit.log')),
+      issueCertificate: (name, sans) => {
+        if (!extensionCa) throw new Error('issueCertificate needs startCluster({ aggregation: true })');
+        return issueCertificate(extensionCa, join(dir, 'pki-ext'), name, sans);
+      },
       stop,
     };
   } catch (error) {
@@ -359,12 +403,29 @@ shift $n
 exec /usr/bin/test "$@"
 `;
 
+/**
+ * The CRDs of `current/crds/` installed beside `crds/`: KEDA's and the Prometheus Operator's name no
+ * CRD of `crds/` (../shared/upstream/README.md), and autoscaled models create ScaledObjects,
+ * TriggerAuthentications and PodMonitors.
+ */
+export const CURRENT_CRDS_BESIDE = [
+  'current/crds/keda-v2.20.2-keda.sh_scaledobjects.yaml',
+  'current/crds/keda-v2.20.2-keda.sh_triggerauthentications.yaml',
+  'current/crds/keda-v2.20.2-keda.sh_clustertriggerauthentications.yaml',
+  'current/crds/prometheus-operator-v0.93.0-monitoring.coreos.com_podmonitors.yaml',
+  'current/crds/prometheus-operator-v0.93.0-monitoring.coreos.com_servicemonitors.yaml',
+] as const;
+
 function upstreamCrds(): object[] {
   const dir = join(upstreamDir(), 'crds');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .flatMap((f) => readUpstreamYaml(`crds/${f}`))
+  return [
+    ...readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => `crds/${f}`),
+    ...CURRENT_CRDS_BESIDE,
+  ]
+    .flatMap((f) => readUpstreamYaml(f))
     .filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
 }
 

@@ -6,7 +6,9 @@
  */
 export { PROJECT_ROOT, locateUpstream, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
 export type { UpstreamLocation } from './upstream.ts';
-export { startCluster } from './cluster.ts';
+export { startCluster, CURRENT_CRDS_BESIDE } from './cluster.ts';
+export { startKeda, startPrometheus, KEDA_NAMESPACE, EXTERNAL_METRICS_API } from './keda.ts';
+export type { RunningKeda, StandInPrometheus } from './keda.ts';
 export type { TestCluster, TestUser, StartOptions, ApiResponse, AuditEvent } from './cluster.ts';
 export { OUTCOME_ANNOTATION, KWOK_NODE_ANNOTATION } from './kwok.ts';
 export {

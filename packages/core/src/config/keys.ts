@@ -3,7 +3,7 @@ import { stackConfigSchema } from './schema.ts';
 import type { ParsedStackConfig } from './types.ts';
 
 /** Keys whose values are secrets: a stack file must hold them as `secure:` values. */
-export const SECRET_KEYS = ['harborToken', 'hfToken'] as const;
+export const SECRET_KEYS = ['harborToken', 'hfToken', 'prometheusCredentials'] as const;
 /** Keys that may be secrets (a kubeconfig's content) or plain values (its path). */
 export const MAYBE_SECRET_KEYS = ['kubeconfig'] as const;
 /** Every key of the schema, for "did you mean" suggestions. */

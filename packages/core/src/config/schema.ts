@@ -9,11 +9,14 @@ import type {
   KserveSettings,
   ModelEntry,
   ModelEntryInput,
+  ModelAutoscaling,
   ModelGateway,
   ModelSource,
   ParsedStackConfig,
+  PrometheusSettings,
   StackConfigInput,
 } from './types.ts';
+import { AUTOSCALING_SIGNALS } from '../autoscaling.ts';
 
 /**
  * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).
@@ -138,6 +141,39 @@ export const chartOverrideSchema = z
   })
   .meta({ description: 'Override a pinned chart (a mirror, or an upgrade).' });
 
+export const autoscalingSchema = z
+  .strictObject({
+    minReplicas: z.number().int().min(0).max(1000).optional().meta({
+      description:
+        'Fewest model-server replicas. 0 scales the model to zero when idle (only where requests can wait for a replica: see docs/autoscaling.md). Default: 1 (a cold start takes minutes: image, weights, vLLM start-up).',
+    }),
+    maxReplicas: z.number().int().min(1).max(1000).meta({ description: 'Most model-server replicas: your GPU budget for this model. Required.' }),
+    signal: z.enum(AUTOSCALING_SIGNALS).optional().meta({
+      description:
+        'What the autoscaler follows: `queue-depth` (vLLM `vllm:num_requests_waiting` per replica), `kv-cache` (vLLM KV-cache utilisation, 0–1, averaged over the replicas), `epp-queue` or `epp-kv-cache` (the EPP\'s pool-wide averages). Default: queue-depth.',
+    }),
+    target: z.number().positive().max(100000).optional().meta({
+      description: 'The signal\'s value per replica the autoscaler holds the model at. Default: 5 waiting requests (queue-depth, epp-queue), 0.8 (kv-cache, epp-kv-cache).',
+    }),
+    cooldown: durationSchema.optional().meta({ description: 'How long the signal must stay low before a replica is removed (and before scaling to zero). Default: 5m.' }),
+    pollingInterval: durationSchema.optional().meta({ description: 'How often KEDA queries Prometheus. Default: 15s.' }),
+  })
+  .meta({ description: 'Scale the model servers on an LLM signal (KEDA on llm-d, the LLMInferenceService\'s scaling on KServe). See docs/autoscaling.md.' });
+
+export const prometheusSchema = z
+  .strictObject({
+    address: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http:// or https:// URL' })
+      .refine(noCredentials, CREDENTIALS_IN_URL)
+      .meta({ description: 'The Prometheus the autoscalers query, e.g. `http://prometheus-operated.monitoring.svc:9090`.' }),
+    auth: z.enum(['bearer', 'basic']).optional().meta({ description: 'How KEDA authenticates to it; the token or password is the secret `prometheusCredentials`. Default: none.' }),
+    username: z.string().min(1).optional().meta({ description: 'The user name, with auth: basic.' }),
+    monitorLabels: nodeSelectorSchema('Labels on every PodMonitor app-serving creates, for the Prometheus\'s podMonitorSelector (kube-prometheus-stack: `release: <its release>`).').default({}),
+  })
+  .meta({ description: 'The Prometheus behind autoscaling: KEDA queries it, PodMonitors feed it.' });
+
 export const modelEntrySchema = z
   .strictObject({
     name: z
@@ -155,6 +191,7 @@ export const modelEntrySchema = z
       description:
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
     }),
+    autoscaling: autoscalingSchema.optional(),
   })
   .meta({ description: 'One model of the stack.' });
 
@@ -219,6 +256,8 @@ export const stackConfigSchema = z
       .strictObject({ infra: chartOverrideSchema.optional(), gaie: chartOverrideSchema.optional(), modelService: chartOverrideSchema.optional() })
       .optional(),
     kserve: kserveSchema.optional(),
+    prometheus: prometheusSchema.optional(),
+    prometheusCredentials: secretSchema.optional().meta({ description: 'The bearer token (auth: bearer) or password (auth: basic) of the Prometheus, as a Pulumi secret.' }),
   })
   .meta({ description: 'app-serving stack configuration.' });
 
@@ -237,3 +276,5 @@ true satisfies Same<z.output<typeof gpuTolerationSchema>, GpuToleration>;
 true satisfies Same<z.output<typeof chartOverrideSchema>, ChartOverride>;
 true satisfies Same<z.output<typeof modelGatewaySchema>, ModelGateway>;
 true satisfies Same<z.output<typeof kserveSchema>, KserveSettings>;
+true satisfies Same<z.output<typeof autoscalingSchema>, ModelAutoscaling>;
+true satisfies Same<z.output<typeof prometheusSchema>, PrometheusSettings>;

@@ -66,6 +66,39 @@ export interface ChartOverrides {
   modelService?: ChartOverride | undefined;
 }
 
+/** What a model's autoscaler follows: vLLM's queue or KV cache on its pods, or the EPP's pool-wide averages. */
+export type AutoscalingSignal = 'queue-depth' | 'kv-cache' | 'epp-queue' | 'epp-kv-cache';
+
+/**
+ * `models.<category>[].autoscaling`: scale the model servers between two counts on an LLM signal.
+ * Only `maxReplicas` is required; the defaults (`AUTOSCALING_DEFAULTS`) are filled in by the plan,
+ * so that a key written in the stack file can be told from a default.
+ */
+export interface ModelAutoscaling {
+  minReplicas?: number | undefined;
+  maxReplicas: number;
+  signal?: AutoscalingSignal | undefined;
+  target?: number | undefined;
+  cooldown?: string | undefined;
+  pollingInterval?: string | undefined;
+}
+
+/** {@link ModelAutoscaling} as written (the same: no key has a schema default). */
+export type ModelAutoscalingInput = ModelAutoscaling;
+
+/** `prometheus`: the Prometheus the autoscalers query, and the labels its monitor selectors want. */
+export interface PrometheusSettings {
+  address: string;
+  auth?: 'bearer' | 'basic' | undefined;
+  username?: string | undefined;
+  monitorLabels: NodeSelector;
+}
+
+/** {@link PrometheusSettings} as written: `monitorLabels` defaults to `{}`. */
+export interface PrometheusSettingsInput extends Omit<PrometheusSettings, 'monitorLabels'> {
+  monitorLabels?: NodeSelector | undefined;
+}
+
 /** One model of the stack (an entry of `models.generative` or `models.embedder`). */
 export interface ModelEntry {
   name: string;
@@ -76,13 +109,15 @@ export interface ModelEntry {
   platform?: Platform | undefined;
   modelSource?: ModelSource | undefined;
   readyTimeout?: string | undefined;
+  autoscaling?: ModelAutoscaling | undefined;
 }
 
 /** {@link ModelEntry} as written: `enabled` defaults to true, `nodeSelector` to `{}`. */
-export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelector' | 'modelSource'> {
+export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelector' | 'modelSource' | 'autoscaling'> {
   enabled?: boolean | undefined;
   nodeSelector?: NodeSelector | undefined;
   modelSource?: ModelSourceInput | undefined;
+  autoscaling?: ModelAutoscalingInput | undefined;
 }
 
 /** The Istio Gateway of each llm-d model. */
@@ -126,14 +161,17 @@ export interface ParsedStackConfig {
   hfToken?: Secret | undefined;
   charts?: ChartOverrides | undefined;
   kserve?: KserveSettings | undefined;
+  prometheus?: PrometheusSettings | undefined;
+  prometheusCredentials?: Secret | undefined;
 }
 
 /** The `app-serving:*` keys as a stack file writes them (the keys with defaults may be left out). */
 export interface StackConfigInput
-  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve'> {
+  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve' | 'prometheus'> {
   platform?: Platform | undefined;
   models: { generative?: ModelEntryInput[] | undefined; embedder?: ModelEntryInput[] | undefined };
   gpuToleration?: GpuTolerationInput | undefined;
   modelGateway?: Partial<ModelGateway> | undefined;
   kserve?: KserveSettingsInput | undefined;
+  prometheus?: PrometheusSettingsInput | undefined;
 }
