@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { accessPlan, type AccessPlan } from './access.ts';
 import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs, checkLocalCharts, describeChart } from './charts.ts';
@@ -108,6 +109,8 @@ export interface LlmdModelPlan {
   readonly patches: { readonly infra: readonly PostRenderPatch[]; readonly gaie: readonly PostRenderPatch[]; readonly modelService: readonly PostRenderPatch[] };
   /** Images this model pulls. */
   readonly images: readonly ImageSource[];
+  /** Who may call the model through its Gateway, and its rate limit (no key's value). */
+  readonly access: AccessPlan;
 }
 
 /** Options of {@link planDeployment}. */
@@ -301,6 +304,7 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
     values: result.values,
     patches: result.patches,
     images,
+    access: accessPlan(entry.access),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   KSERVE_VLLM_PORT,
   type Category,
 } from '../constants.ts';
+import { accessPlan, type AccessPlan } from '../access.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
 import type { Issue, IssueList } from '../errors.ts';
@@ -78,6 +79,8 @@ export interface KserveModelPlan {
   /** KServe's well-known LLMInferenceServiceConfigs the controller merges under this model, in its order. */
   readonly wellKnownConfigs: readonly string[];
   readonly images: readonly ImageSource[];
+  /** Who may call the model through the Envoy Gateway, and its rate limit (no key's value). */
+  readonly access: AccessPlan;
 }
 
 /** Keys of the LLMInferenceService spec (v1alpha1, KServe v0.18) the overlay may set. */
@@ -304,6 +307,7 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     configSpec: kserveConfigSpec(mirrored),
     wellKnownConfigs,
     images,
+    access: accessPlan(entry.access),
   };
 }
 
