@@ -16,6 +16,7 @@ export const TYPE_TOKENS = {
   LlmdModel: 'app-serving:llmd:LlmdModel',
   KserveGateway: 'app-serving:kserve:KserveGateway',
   KserveModel: 'app-serving:kserve:KserveModel',
+  ModelAccess: 'app-serving:access:ModelAccess',
 } as const;
 
 /**
