@@ -46,7 +46,8 @@ export type WarningCode =
   | 'warning.image-not-mirrored'
   | 'warning.no-effect'
   | 'warning.unknown-key'
-  | 'warning.simulator-duration';
+  | 'warning.simulator-duration'
+  | 'warning.open-access';
 
 /** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
 export interface Issue {

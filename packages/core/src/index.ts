@@ -48,7 +48,7 @@ export type { ChartRef, ChartKey, Platform, Category } from './constants.ts';
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { SECRET_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
+export { SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
 export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
 export type {
   StackConfigInput,
@@ -63,6 +63,9 @@ export type {
   ChartOverride,
   ChartOverrides,
   ModelGateway,
+  ModelAccess,
+  JwtAccess,
+  RateLimit,
   KserveGateway,
   KserveSettings,
   KserveSettingsInput,
@@ -178,6 +181,31 @@ export {
 export type { ModelJobArgs } from './manifests/common.ts';
 export { httpRouteManifest, embeddingsServiceManifest, gatewayAliasManifest } from './manifests/llmd.ts';
 export { RESOURCE_TYPES } from './manifests/types.ts';
+export {
+  ISTIO_GATEWAY_NAME_LABEL,
+  HTPASSWD_SECRET_KEY,
+  envoyAccessNames,
+  envoyGatewayAccessManifests,
+  htpasswdSecretManifest,
+  istioAccessManifests,
+  istioAccessNames,
+  istioGatewayPodLabels,
+  localRateLimitFilter,
+} from './manifests/access.ts';
+export type { EnvoyRouteRef, IstioGatewayRef } from './manifests/access.ts';
+export {
+  CLIENT_HEADER,
+  MIN_API_KEY_LENGTH,
+  accessEnforced,
+  accessPlan,
+  apiKeyProblem,
+  checkAccessRules,
+  describeAccess,
+  htpasswd,
+  jwksProblem,
+  openModelsWarning,
+} from './access.ts';
+export type { AccessPlan } from './access.ts';
 export type { ResourceType } from './manifests/types.ts';
 export {
   hfTokenSecretManifest,

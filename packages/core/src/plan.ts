@@ -1,4 +1,5 @@
 import { homedir } from 'node:os';
+import { accessPlan, type AccessPlan } from './access.ts';
 import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs, checkLocalCharts, describeChart } from './charts.ts';
@@ -112,6 +113,8 @@ export interface LlmdModelPlan {
   readonly images: readonly ImageSource[];
   /** KEDA autoscaling of the model servers (`models[].autoscaling`), else null: fixed replicas. */
   readonly autoscaling: AutoscalingPlan | null;
+  /** Who may call the model through its Gateway, and its rate limit (no key's value). */
+  readonly access: AccessPlan;
 }
 
 /** Options of {@link planDeployment}. */
@@ -328,6 +331,7 @@ function planLlmdModel({ config, model, charts, harbor, toleration, list, warnin
     patches: autoscaling ? { ...result.patches, modelService: [...result.patches.modelService, ...autoscaling.patches] } : result.patches,
     images,
     autoscaling,
+    access: accessPlan(entry.access),
   };
 }
 

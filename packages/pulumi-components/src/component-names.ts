@@ -17,6 +17,7 @@ export const TYPE_TOKENS = {
   KserveGateway: 'app-serving:kserve:KserveGateway',
   KserveModel: 'app-serving:kserve:KserveModel',
   ModelAutoscaling: 'app-serving:autoscaling:ModelAutoscaling',
+  ModelAccess: 'app-serving:access:ModelAccess',
 } as const;
 
 /**

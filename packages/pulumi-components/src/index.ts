@@ -32,6 +32,8 @@ export { InferenceRoute } from './inference-route.ts';
 export type { InferenceRouteArgs } from './inference-route.ts';
 export { EmbeddingService } from './embedding-service.ts';
 export type { EmbeddingServiceArgs } from './embedding-service.ts';
+export { ModelAccess } from './model-access.ts';
+export type { ModelAccessArgs } from './model-access.ts';
 export { KserveGateway } from './kserve-gateway.ts';
 export type { KserveGatewayArgs } from './kserve-gateway.ts';
 export { ModelAutoscaling } from './model-autoscaling.ts';

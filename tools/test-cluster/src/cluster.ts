@@ -32,6 +32,12 @@ export type TestUser = 'admin' | 'viewer' | 'nobody';
 export interface StartOptions {
   /** Install the upstream CRDs of `../shared/upstream/crds/` (Gateway API, GAIE, Istio, KServe). @default true */
   readonly upstreamCrds?: boolean;
+  /**
+   * More upstream CRD files to install, as pinned paths (e.g. `current/crds/envoy-gateway-v1.8.1.yaml`):
+   * only files that conflict with nothing in `crds/` (their CRDs have other names).
+   * @default none
+   */
+  readonly extraCrds?: readonly string[];
   /** Progress lines (start-up phases and timings). @default nothing */
   readonly log?: (line: string) => void;
   /**
@@ -278,7 +284,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     }
 
     // CRDs: kwok's Exec and PortForward, and the upstream ones.
-    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds())];
+    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds()), ...(options.extraCrds ?? []).flatMap((path) => crdsOf(path))];
     // A few at a time: the API server compiles each CRD's schema and CEL rules (KServe's is 21,000
     // lines), and on a loaded 2-core machine all 35 at once can take longer than a request's timeout.
     const queue = [...crds];
@@ -424,9 +430,12 @@ function upstreamCrds(): object[] {
       .sort()
       .map((f) => `crds/${f}`),
     ...CURRENT_CRDS_BESIDE,
-  ]
-    .flatMap((f) => readUpstreamYaml(f))
-    .filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
+  ].flatMap((f) => crdsOf(f));
+}
+
+/** The CustomResourceDefinitions of one pinned upstream file. */
+function crdsOf(path: string): object[] {
+  return readUpstreamYaml(path).filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DEFAULT_CHARTS, describeAutoscaling, describeChart, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan, type Toleration } from '@app-serving/core';
+import { DEFAULT_CHARTS, describeAccess, describeAutoscaling, describeChart, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan, type Toleration } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
@@ -51,6 +51,7 @@ function describeLlmd(model: LlmdModelPlan): string[] {
       : row('embeddings', `Service ${model.embeddingService!.name}:${model.embeddingService!.port} → decode pods :${model.embeddingService!.targetPort} (${model.embeddingService!.url})`),
     row('model server', `${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
     row('ready', `pulumi up waits up to ${model.readyTimeout.text} for the model Deployments (readyTimeout)`),
+    row('access', model.httpRoute ? describeAccess(model.access) : `${describeAccess(model.access)}: the embeddings Service has no gateway in its path`),
   ];
   if (model.autoscaling) {
     const a = model.autoscaling;
@@ -71,6 +72,7 @@ function describeKserve(model: KserveModelPlan): string[] {
     row('service', `LLMInferenceService ${model.service} (config ${model.config}, ServiceAccount ${model.serviceAccount}${model.hfTokenSecret ? `, HF token ${model.hfTokenSecret}` : ''})`),
     row('route', `Gateway ${model.gateway.namespace}/${model.gateway.name} → ${model.pathPrefix}/v1/… (KServe's HTTPRoute ${model.route})`),
     row('model server', `${model.workload} ×${model.replicas}, serves "${model.servedModelName}" on :${model.port}`),
+    row('access', describeAccess(model.access)),
   ];
   if (model.autoscaling) {
     const a = model.autoscaling;

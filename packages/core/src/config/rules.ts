@@ -1,3 +1,4 @@
+import { checkAccessRules } from '../access.ts';
 import { CATEGORIES } from '../constants.ts';
 import { chartRefProblem, chartRefs } from '../charts.ts';
 import type { Issue } from '../errors.ts';
@@ -140,5 +141,6 @@ export function checkStackRules(config: StackConfig): Issue[] {
       issues.push(locate(code, ['charts', key, problem.key], problem.message));
     }
   }
+  issues.push(...checkAccessRules(config));
   return issues;
 }

@@ -11,6 +11,7 @@ import type {
   ModelEntryInput,
   ModelAutoscaling,
   ModelGateway,
+  ModelAccess,
   ModelSource,
   ParsedStackConfig,
   PrometheusSettings,
@@ -173,6 +174,45 @@ export const prometheusSchema = z
     monitorLabels: nodeSelectorSchema('Labels on every PodMonitor app-serving creates, for the Prometheus\'s podMonitorSelector (kube-prometheus-stack: `release: <its release>`).').default({}),
   })
   .meta({ description: 'The Prometheus behind autoscaling: KEDA queries it, PodMonitors feed it.' });
+/** A key name: it names the key in `app-serving:apiKeys`, in the htpasswd user list and in the client header. */
+const KEY_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const KEY_NAME_MESSAGE = 'must be a key name: at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit';
+
+/** `app-serving:apiKeys`: named API keys, each a Pulumi secret. */
+export const apiKeysSchema = z
+  .record(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }), secretSchema)
+  .meta({
+    description:
+      "Named API keys, each a Pulumi secret: `pulumi config set --secret --path 'app-serving:apiKeys.<name>' <key>`. A model's `access.apiKeys` lists the names it accepts.",
+  });
+
+export const accessSchema = z
+  .strictObject({
+    apiKeys: z
+      .array(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }))
+      .min(1)
+      .max(16)
+      .optional()
+      .meta({ description: 'Names of `app-serving:apiKeys` this model accepts (HTTP Basic `<name>:<key>`); two at once rotate a key without downtime.' }),
+    jwt: z
+      .strictObject({
+        issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
+        audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
+        jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+        jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
+      })
+      .optional()
+      .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer.' }),
+    open: z.literal(true).optional().meta({ description: 'Anyone who reaches the gateway may call the model (said explicitly: no warning).' }),
+    rateLimit: z
+      .strictObject({
+        requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (apiKeys), per token subject (jwt), or for all callers together (open); per gateway pod.' }),
+        tokensPerMinute: z.number().int().min(1).optional().meta({ description: 'LLM tokens per minute: not supported yet by either gateway setup (see docs/access.md).' }),
+      })
+      .optional()
+      .meta({ description: 'Local rate limits enforced by the model\'s gateway.' }),
+  })
+  .meta({ description: 'Who may call the model: `apiKeys`, `jwt` or `open` (exactly one), and rate limits. Default: open (validate warns).' });
 
 export const modelEntrySchema = z
   .strictObject({
@@ -187,6 +227,7 @@ export const modelEntrySchema = z
     releaseName: z.string().optional().meta({ description: 'llm-d-infra release override. Default: `infra-<slug>`.' }),
     platform: z.enum(PLATFORMS).optional().meta({ description: 'Serving platform of this model. Default: the stack `platform`.' }),
     modelSource: modelSourceSchema.optional(),
+    access: accessSchema.optional(),
     readyTimeout: durationSchema.optional().meta({
       description:
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
@@ -252,6 +293,7 @@ export const stackConfigSchema = z
     harborUser: z.string().min(1).optional().meta({ description: 'Harbor robot account, e.g. `robot$k8s-puller`.' }),
     harborToken: secretSchema.optional(),
     hfToken: secretSchema.optional(),
+    apiKeys: apiKeysSchema.optional(),
     charts: z
       .strictObject({ infra: chartOverrideSchema.optional(), gaie: chartOverrideSchema.optional(), modelService: chartOverrideSchema.optional() })
       .optional(),
@@ -278,3 +320,4 @@ true satisfies Same<z.output<typeof modelGatewaySchema>, ModelGateway>;
 true satisfies Same<z.output<typeof kserveSchema>, KserveSettings>;
 true satisfies Same<z.output<typeof autoscalingSchema>, ModelAutoscaling>;
 true satisfies Same<z.output<typeof prometheusSchema>, PrometheusSettings>;
+true satisfies Same<z.output<typeof accessSchema>, ModelAccess>;

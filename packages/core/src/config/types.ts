@@ -99,6 +99,28 @@ export interface PrometheusSettingsInput extends Omit<PrometheusSettings, 'monit
   monitorLabels?: NodeSelector | undefined;
 }
 
+/** `access.jwt`: tokens from one issuer. */
+export interface JwtAccess {
+  issuer: string;
+  audiences?: string[] | undefined;
+  jwksUri?: string | undefined;
+  jwks?: string | undefined;
+}
+
+/** `access.rateLimit`. */
+export interface RateLimit {
+  requestsPerMinute?: number | undefined;
+  tokensPerMinute?: number | undefined;
+}
+
+/** `access`: who may call a model (exactly one of apiKeys, jwt, open) and its rate limits. */
+export interface ModelAccess {
+  apiKeys?: string[] | undefined;
+  jwt?: JwtAccess | undefined;
+  open?: true | undefined;
+  rateLimit?: RateLimit | undefined;
+}
+
 /** One model of the stack (an entry of `models.generative` or `models.embedder`). */
 export interface ModelEntry {
   name: string;
@@ -108,6 +130,7 @@ export interface ModelEntry {
   releaseName?: string | undefined;
   platform?: Platform | undefined;
   modelSource?: ModelSource | undefined;
+  access?: ModelAccess | undefined;
   readyTimeout?: string | undefined;
   autoscaling?: ModelAutoscaling | undefined;
 }
@@ -159,6 +182,7 @@ export interface ParsedStackConfig {
   harborUser?: string | undefined;
   harborToken?: Secret | undefined;
   hfToken?: Secret | undefined;
+  apiKeys?: Record<string, Secret> | undefined;
   charts?: ChartOverrides | undefined;
   kserve?: KserveSettings | undefined;
   prometheus?: PrometheusSettings | undefined;

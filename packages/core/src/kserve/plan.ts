@@ -9,6 +9,7 @@ import {
   KSERVE_VLLM_PORT,
   type Category,
 } from '../constants.ts';
+import { accessPlan, type AccessPlan } from '../access.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
 import type { Issue, IssueList } from '../errors.ts';
@@ -84,6 +85,8 @@ export interface KserveModelPlan {
    * with this actuator), else null.
    */
   readonly autoscaling: (ResolvedAutoscaling & { readonly actuator: 'hpa' | 'keda' }) | null;
+  /** Who may call the model through the Envoy Gateway, and its rate limit (no key's value). */
+  readonly access: AccessPlan;
 }
 
 /**
@@ -321,6 +324,7 @@ export function planKserveModel({ config, model, harbor, toleration, list }: Kse
     wellKnownConfigs,
     images,
     autoscaling: autoscaled ? { ...resolveAutoscaling(autoscaled), actuator: KSERVE_SCALING_ACTUATOR } : null,
+    access: accessPlan(entry.access),
   };
 }
 
