@@ -38,12 +38,14 @@ if (upstream.status !== 0 && !upstream.stdout.trim()) {
 // folder under ~/.cache/app-serving/ and takes a lock, so a test that needs one waits for it):
 //   tools/test-cluster/build.mjs   etcd, kube-apiserver, controller-manager, scheduler, kwok
 //   tools/test-cluster/helm.mjs    Helm v4 (the tests that render the published charts)
+//   tools/test-cluster/keda.mjs    KEDA's operator and metrics server (the autoscaling tests)
 //   tools/pulumi/build.mjs cli     the Pulumi CLI, then (same Go module: one build of pkg/v3) the
 //                      … sdk      code generators, a Python venv and the Go SDK's modules
 //   tools/pulumi/build.mjs provider  the Kubernetes provider (the deploy tests)
 const builds = [
   { what: 'the test control plane', argv: [['tools/test-cluster/build.mjs']] },
   { what: 'Helm', argv: [['tools/test-cluster/helm.mjs']] },
+  { what: 'KEDA', argv: [['tools/test-cluster/keda.mjs']] },
   { what: 'the Pulumi CLI and code generators', argv: [['tools/pulumi/build.mjs', 'cli'], ['tools/pulumi/build.mjs', 'sdk']] },
   { what: 'the Kubernetes provider', argv: [['tools/pulumi/build.mjs', 'provider']] },
 ];

@@ -95,13 +95,16 @@ describe('replicas and scaling, from a values file to the API server', () => {
   }
 
   it('scaling alone: admitted', async () => {
-    const models = modelsWith('scaling:\n  minReplicas: 1\n  maxReplicas: 2\n  wva:\n    hpa: {}\n');
+    // Pulumi.kserve.yaml autoscales the model: the stack's autoscaling is the spec's scaling (an
+    // overlay's own scaling beside it is refused by validate).
+    const models = modelsWith('');
     const plan = planDeployment(loadStackFile(join(APP, 'Pulumi.kserve.yaml'), 'Pulumi.kserve.yaml', { checkRules: false }), models);
     const objects = renderedManifests((await renderStack(plan, { homeDir: '/home/user' })).resources);
     await ensureNamespaces(cluster, objects);
     expect(await tryApply(cluster, objects.filter((o) => o.kind !== 'Namespace'), { dryRun: true })).toEqual([]);
     const service = objects.find((o) => o.kind === 'LLMInferenceService')!;
     expect((service.spec as Record<string, unknown>).replicas).toBeUndefined();
+    expect((service.spec as Record<string, unknown>).scaling).toMatchObject({ minReplicas: 1, maxReplicas: 3, wva: { hpa: {} } });
   });
 
   it('both: refused by validate, at the file, line and key', () => {

@@ -87,7 +87,7 @@ describe('the app-serving program', () => {
   it('cloud: a generative model and an embedder, ambient kubeconfig', async () => {
     const run = await runProgram('cloud');
     expect(perModel(run.resources)).toEqual({ 'qwen3-06b': 12, 'bge-small': 12 });
-    expect(run.resources.find((r) => r.type === 'pulumi:providers:kubernetes')!.inputs).toEqual({});
+    expect(run.resources.find((r) => r.type === 'pulumi:providers:kubernetes')!.inputs).toEqual({ enableConfigMapMutable: 'true' });
     expect(await valueOf(run.models['qwen3-06b']!.gatewayUrl!)).toBe('http://infra-qwen3-06b-inference-gateway-istio.llm-d-qwen3-06b.svc.cluster.local:80');
   });
 

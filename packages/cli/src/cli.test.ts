@@ -228,6 +228,8 @@ describe('warnings and problems repeated across models', () => {
     expect(result.stderr.split('\n').filter(Boolean)).toEqual([
       'warning: models/generative/M0/gaie-m0/values.yaml:3: inferenceExtension.replica: GAIE inferencepool v1.2.0 does not read this key, so it has no effect (did you mean \"replicas\"?); known here: replicas, image, extProcPort, env, pluginsConfigFile, pluginsCustomConfig, extraContainerPorts, extraServicePorts, flags, affinity, tolerations, failureMode, metricsPort, sidecar, monitoring, tracing (in 50 models: M0, M1, M2 and 47 more)',
       'warning: ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (llm-d-modelservice v0.4.12 default (routing.proxy.image) in 50 models: M0, M1, M2 and 47 more); pin a tag so every node runs the same code and a mirror can copy it',
+      // Once per stack, however many models are open by default.
+      `warning: Pulumi.s.yaml:5: models.generative[0].name: 50 models are open to anyone who reaches the gateway (${Array.from({ length: 50 }, (_, i) => `M${i}`).join(', ')}): set access.apiKeys or access.jwt, or access.open: true to say so (docs/access.md)`,
     ]);
     // The result line names the first three models too; --json lists every one.
     expect(result.stdout).toBe('ok Pulumi.s.yaml: 50 models (generative/M0, generative/M1, generative/M2 and 47 more)\n');

@@ -364,6 +364,33 @@ describe('diff: each kind of change, exact JSON and exit code', { timeout: 180_0
   });
 });
 
+describe('diff: a rotated API key', { timeout: 180_000 }, () => {
+  /** A revision whose model takes the API key `ci`, encrypted as `ciphertext`. */
+  const keyed = (prefix: string, ciphertext: string) => {
+    const files = revision(prefix);
+    files[`${prefix}/Pulumi.t.yaml`] = files[`${prefix}/Pulumi.t.yaml`]!
+      .replace('  app-serving:models:\n', `  app-serving:apiKeys:\n    ci:\n      secure: ${ciphertext}\n  app-serving:models:\n`)
+      .replace('      - name: Gen\n', '      - name: Gen\n        access: { apiKeys: [ci] }\n');
+    return files;
+  };
+
+  it('is a changed secret and an update of the object holding the hash, shown as [secret], never the key', async () => {
+    const { code, json, stdout } = await diffFiles(keyed('base', 'v1:c2FsdA==:a2V5MQ=='), keyed('head', 'v1:c2FsdA==:a2V5Mg=='));
+    expect(code).toBe(1);
+    const models = json.models as { resources: { action: string; object: string; changes: unknown[] }[] }[];
+    expect(models[0]!.resources).toEqual([
+      expect.objectContaining({
+        action: 'update',
+        object: 'EnvoyFilter llm-d-gen/infra-gen-inference-gateway-access',
+        changes: [{ path: 'spec', change: 'changed', secret: true }],
+      }),
+    ]);
+    expect(json.stack).toEqual({ resources: [], secrets: [{ key: 'apiKeys.ci', change: 'changed' }] });
+    expect(stdout).not.toContain('a2V5');
+    expect(stdout).not.toMatch(/\{SHA\}/);
+  });
+});
+
 describe('diff: formats and usage', { timeout: 180_000 }, () => {
   it('prints a markdown table for a pull-request comment, and text for a terminal', async () => {
     const dir = fixtureRepo({ ...revision('base'), ...revision('head', { models: ['Gen', 'Two'] }, { ms: msValues('harbor.example.com/llm-d/llm-d-inference-sim:v0.10.3') }) });

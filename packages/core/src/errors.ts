@@ -47,7 +47,8 @@ export type WarningCode =
   | 'warning.no-effect'
   | 'warning.unknown-key'
   | 'warning.simulator-duration'
-  | 'warning.upstream-superseded';
+  | 'warning.upstream-superseded'
+  | 'warning.open-access';
 
 /** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
 export interface Issue {

@@ -49,7 +49,7 @@ export { UPSTREAMS } from './constants.ts';
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { SECRET_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
+export { SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
 export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
 export type {
   StackConfigInput,
@@ -65,10 +65,18 @@ export type {
   ChartOverrides,
   ModelGateway,
   RouterSettings,
+  ModelAccess,
+  JwtAccess,
+  RateLimit,
   KserveGateway,
   KserveSettings,
   KserveSettingsInput,
   NodeSelector,
+  AutoscalingSignal,
+  ModelAutoscaling,
+  ModelAutoscalingInput,
+  PrometheusSettings,
+  PrometheusSettingsInput,
 } from './config/types.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
@@ -102,8 +110,33 @@ export type { StrictBlock, KeyTree } from './values/chart-facts.ts';
 export { simulatorArgWarnings, isSimulatorImage, SIMULATOR_DURATION_FLAGS } from './values/simulator.ts';
 
 // Post-render patches
-export { applyPatches, patchApplies, patchTarget } from './patches.ts';
-export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, AwaitTimeoutPatch, KubernetesObject } from './patches.ts';
+export { applyPatches, patchApplies, patchTarget, patchResourceOptions } from './patches.ts';
+export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecretPatch, AwaitTimeoutPatch, AutoscaledReplicasPatch, KubernetesObject } from './patches.ts';
+
+// Autoscaling on LLM signals
+export {
+  AUTOSCALING_CRDS,
+  AUTOSCALING_DEFAULTS,
+  AUTOSCALING_SIGNALS,
+  DEFAULT_TARGETS,
+  GAIE_EPP_METRICS,
+  VLLM_METRICS,
+  autoscalingNames,
+  autoscalingProblems,
+  credentialKeys,
+  credentialsData,
+  dashboardConfigMap,
+  describeAutoscaling,
+  grafanaDashboard,
+  kserveScaling,
+  planAutoscaling,
+  podMonitorManifest,
+  resolveAutoscaling,
+  scaledObjectManifest,
+  signalQuery,
+  triggerAuthenticationManifest,
+} from './autoscaling.ts';
+export type { AutoscalingCapabilities, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource } from './autoscaling.ts';
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
@@ -167,6 +200,31 @@ export {
 export type { ModelJobArgs } from './manifests/common.ts';
 export { httpRouteManifest, embeddingsServiceManifest, gatewayAliasManifest } from './manifests/llmd.ts';
 export { RESOURCE_TYPES } from './manifests/types.ts';
+export {
+  ISTIO_GATEWAY_NAME_LABEL,
+  HTPASSWD_SECRET_KEY,
+  envoyAccessNames,
+  envoyGatewayAccessManifests,
+  htpasswdSecretManifest,
+  istioAccessManifests,
+  istioAccessNames,
+  istioGatewayPodLabels,
+  localRateLimitFilter,
+} from './manifests/access.ts';
+export type { EnvoyRouteRef, IstioGatewayRef } from './manifests/access.ts';
+export {
+  CLIENT_HEADER,
+  MIN_API_KEY_LENGTH,
+  accessEnforced,
+  accessPlan,
+  apiKeyProblem,
+  checkAccessRules,
+  describeAccess,
+  htpasswd,
+  jwksProblem,
+  openModelsWarning,
+} from './access.ts';
+export type { AccessPlan } from './access.ts';
 export type { ResourceType } from './manifests/types.ts';
 export {
   hfTokenSecretManifest,

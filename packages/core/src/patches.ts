@@ -8,7 +8,7 @@ import { isValuesMap } from './values/merge.ts';
  * no value for (DESIGN §6). The components apply them through the charts' transforms; `render`
  * and tests apply them to objects directly.
  */
-export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch | AwaitTimeoutPatch;
+export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch | AwaitTimeoutPatch | AutoscaledReplicasPatch;
 
 /**
  * Places the Istio gateway pods: Istio builds the gateway Deployment from the Gateway's
@@ -43,6 +43,20 @@ export interface AwaitTimeoutPatch {
   readonly seconds: number;
 }
 
+/**
+ * Leaves a Deployment's `replicas` to its autoscaler (KEDA's HPA): the rendered count is only the
+ * first one, and `pulumi up` never sets it back. It changes no field of the object; it adds
+ * `spec.replicas` to the resource's `ignoreChanges` ({@link patchResourceOptions}), with which the
+ * Kubernetes provider's server-side apply leaves out a field another manager (the HPA controller,
+ * through the scale subresource) has taken over, and sends the live value otherwise
+ * (pulumi-kubernetes v4 `pkg/await/await.go`, handleSSAIgnoreFields): no diff, no conflict, no
+ * reset of the scaled count on a later update.
+ */
+export interface AutoscaledReplicasPatch {
+  readonly kind: 'autoscaled-replicas';
+  readonly deployment: string;
+}
+
 /** A rendered Kubernetes object, as a chart transform sees it. */
 export interface KubernetesObject {
   apiVersion?: string;
@@ -59,8 +73,15 @@ export function patchTarget(patch: PostRenderPatch): { apiVersion: string; kind:
     case 'service-account-pull-secret':
       return { apiVersion: 'v1', kind: 'ServiceAccount', name: patch.serviceAccount };
     case 'await-timeout':
+    case 'autoscaled-replicas':
       return { apiVersion: 'apps/v1', kind: 'Deployment', name: patch.deployment };
   }
+}
+
+/** Resource options the patches that target `object` ask for: the fields Pulumi must leave alone. */
+export function patchResourceOptions(patches: readonly PostRenderPatch[], object: KubernetesObject): { ignoreChanges: string[] } | undefined {
+  const ignore = patches.some((patch) => patch.kind === 'autoscaled-replicas' && patchApplies(patch, object));
+  return ignore ? { ignoreChanges: ['spec.replicas'] } : undefined;
 }
 
 /** True when `patch` applies to `object`. */
@@ -77,6 +98,7 @@ export function applyPatches(patches: readonly PostRenderPatch[], object: Kubern
   let current = object;
   for (const patch of patches) {
     if (!patchApplies(patch, current)) continue;
+    if (patch.kind === 'autoscaled-replicas') continue;
     current = patch.kind === 'gateway-pod-placement' ? placeGatewayPods(patch, current) : patch.kind === 'service-account-pull-secret' ? addPullSecrets(patch, current) : setAwaitTimeout(patch, current);
   }
   return current;

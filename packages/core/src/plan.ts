@@ -1,5 +1,7 @@
 import { homedir } from 'node:os';
 import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform, type Upstream } from './constants.ts';
+import type { AccessPlan } from './access.ts';
+import type { AutoscalingPlan } from './autoscaling.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs, checkLocalCharts } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
@@ -125,6 +127,10 @@ export interface LlmdModelPlanBase {
    * Service clients call and where to look when it is missing.
    */
   readonly origins: { readonly modelServer: string; readonly epp: string; readonly gateway: string };
+  /** KEDA autoscaling of the model servers (`models[].autoscaling`), else null: fixed replicas. */
+  readonly autoscaling: AutoscalingPlan | null;
+  /** Who may call the model through its Gateway, and its rate limit (no key's value). */
+  readonly access: AccessPlan;
 }
 
 /** One llm-d model on the 2026-02 set: the llm-d-infra, GAIE inferencepool and llm-d-modelservice charts. */

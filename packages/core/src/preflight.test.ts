@@ -21,8 +21,14 @@ describe('preflightChecks', () => {
       'crd:httproutes.gateway.networking.k8s.io',
       'crd:inferenceobjectives.inference.networking.x-k8s.io',
       'crd:inferencepools.inference.networking.k8s.io',
+      'crd:podmonitors.monitoring.coreos.com',
+      'crd:scaledobjects.keda.sh',
       'crd:telemetries.telemetry.istio.io',
     ]);
+    // Qwen3-0.6B is autoscaled: KEDA's and the Prometheus Operator's CRDs (above), its Prometheus (a warning), and the right to create its objects.
+    expect(checks.find((c) => c.id === 'crd:scaledobjects.keda.sh')?.models).toEqual(['Qwen3-0.6B']);
+    expect(checks.find((c) => c.id === 'prometheus:http://prometheus-operated.monitoring.svc:9090')).toMatchObject({ type: 'prometheus', severity: 'warning', models: ['Qwen3-0.6B'] });
+    expect(ids).toEqual(expect.arrayContaining(['permission:create:scaledobjects.keda.sh:llm-d-qwen3-06b', 'permission:create:podmonitors.monitoring.coreos.com:llm-d-qwen3-06b']));
     expect(ids).toContain('gateway-class:istio');
     expect(ids.filter((id) => id.startsWith('placement:')).sort()).toEqual(['placement:bge-small', 'placement:qwen3-06b']);
     expect(ids.some((id) => id.startsWith('registry-dns:') || id.startsWith('storage-class:') || id.startsWith('kserve-config:'))).toBe(false);

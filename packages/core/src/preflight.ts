@@ -13,6 +13,7 @@ import {
 import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
 import { ROUTER_POOL_CRD_FIELDS } from './upstream/2026-08/facts.ts';
 import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
+import { AUTOSCALING_CRDS } from './autoscaling.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 import type { Toleration } from './values/scheduling.ts';
 
@@ -75,6 +76,8 @@ export type PreflightCheck = {
   | { readonly type: 'namespace'; readonly name: string; readonly slug: string }
   | { readonly type: 'permission'; readonly verb: 'create'; readonly group: string; readonly resource: string; readonly namespace: string | null }
   | { readonly type: 'registry-dns'; readonly host: string }
+  /** The Prometheus autoscaling reads answers its readiness endpoint (through the API server's service proxy for an in-cluster address). */
+  | { readonly type: 'prometheus'; readonly address: string }
 );
 
 export type PreflightCheckType = PreflightCheck['type'];
@@ -185,6 +188,35 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
         fix: crdFix(crd, model),
       });
     }
+  }
+
+  // Autoscaled llm-d models: KEDA's and the Prometheus Operator's CRDs, and the Prometheus they read.
+  for (const model of models) {
+    if (model.platform !== 'llm-d' || !model.autoscaling) continue;
+    const a = model.autoscaling;
+    const needed = [AUTOSCALING_CRDS.scaledObjects, ...(a.prometheus.auth ? [AUTOSCALING_CRDS.triggerAuthentications] : []), ...(a.monitors.length ? [AUTOSCALING_CRDS.podMonitors] : [])];
+    for (const crd of needed) {
+      add(model, {
+        id: `crd:${crd.plural}.${crd.group}`,
+        type: 'crd',
+        crd: { group: crd.group, kind: crd.kind, plural: crd.plural, version: crd.version },
+        title: `CRD ${crd.plural}.${crd.group} serves ${crd.version}`,
+        fix:
+          crd.group === 'keda.sh'
+            ? 'install KEDA ≥ 2.17 (helm install keda kedacore/keda -n keda --create-namespace): the model is autoscaled (models[].autoscaling)'
+            : 'install the Prometheus Operator (e.g. kube-prometheus-stack): the PodMonitors make the autoscaling signal exist',
+      });
+    }
+    add(model, {
+      id: `prometheus:${a.prometheus.address}`,
+      type: 'prometheus',
+      address: a.prometheus.address,
+      // A warning: KEDA reaches the address from inside the cluster; from here it may not be reachable
+      // (an API server that forbids its service proxy, a Prometheus behind a network policy).
+      severity: 'warning',
+      title: `Prometheus ${a.prometheus.address} answers`,
+      fix: 'check prometheus.address: KEDA queries it for the autoscaling signal (an in-cluster Service is reached through the API server\'s service proxy)',
+    });
   }
 
   for (const model of models) {
@@ -391,6 +423,11 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     if (!current || model.router.gatewayClass === 'istio') kinds.push([ISTIO_NETWORKING, 'destinationrules', ns]);
     if (model.httpRoute) kinds.push([GATEWAY_API, 'httproutes', ns]);
     if (model.gateway.accessLogging) kinds.push([ISTIO_TELEMETRY, 'telemetries', ns]);
+    if (model.autoscaling) {
+      kinds.push(['keda.sh', 'scaledobjects', ns]);
+      if (model.autoscaling.prometheus.auth) kinds.push(['', 'secrets', ns], ['keda.sh', 'triggerauthentications', ns]);
+      if (model.autoscaling.monitors.length) kinds.push(['monitoring.coreos.com', 'podmonitors', ns]);
+    }
   } else {
     kinds.push(['', 'serviceaccounts', ns], [KSERVE_API.group, KSERVE_API.plural, ns], [KSERVE_API.group, 'llminferenceserviceconfigs', ns]);
     const gateway = plan.kserve?.gateway;

@@ -133,6 +133,9 @@ async function llmdReadiness(cluster: Cluster, model: AnyLlmdModelPlan, state: R
   if (server.prefillReplicas > 0) {
     groups.push(cluster.listPods(ns, role('prefill'), signal).then((pods) => (s) => podGroup(s, 'prefill', pods, server.prefillReplicas, `selector ${labelSelector(role('prefill'))}`)));
   }
+  for (const target of model.autoscaling?.targets ?? []) {
+    groups.push(autoscalerState(cluster, ns, target, model.autoscaling!, signal));
+  }
   if (model.category === 'generative') {
     groups.push(
       servicePods(cluster, ns, model.gateway.service, signal).then((r) => (s) =>
@@ -148,6 +151,47 @@ async function llmdReadiness(cluster: Cluster, model: AnyLlmdModelPlan, state: R
     );
   }
   for (const apply of await settleAll(groups)) apply(state);
+}
+
+/**
+ * An autoscaled Deployment: the HPA KEDA made for its ScaledObject (`keda-hpa-<name>`), its
+ * current and desired replicas and when it last scaled (`status.lastScaleTime`), and whether the
+ * ScaledObject is Ready and Active (its conditions).
+ */
+async function autoscalerState(
+  cluster: Cluster,
+  namespace: string,
+  target: NonNullable<AnyLlmdModelPlan['autoscaling']>['targets'][number],
+  plan: NonNullable<AnyLlmdModelPlan['autoscaling']>,
+  signal: AbortSignal,
+): Promise<(s: Readiness) => void> {
+  const [hpa, scaled] = await Promise.all([
+    cluster.readCustomObject({ group: 'autoscaling', version: 'v2', plural: 'horizontalpodautoscalers', namespace, name: `keda-hpa-${target.scaledObject}` }, signal),
+    cluster.readCustomObject({ group: 'keda.sh', version: 'v1alpha1', plural: 'scaledobjects', namespace, name: target.scaledObject }, signal),
+  ]);
+  return (s) => {
+    const label = `autoscaling ${target.role}`;
+    if (!scaled) {
+      s.problem(`${label}: ScaledObject ${target.scaledObject} not found`, 'retry', 'pulumi up has not created it yet, or the KEDA CRDs are missing (kubectl get crd scaledobjects.keda.sh)');
+      return;
+    }
+    const conditions = conditionsOf(scaled);
+    const ready = conditions.find((c) => c.type === 'Ready');
+    const active = conditions.find((c) => c.type === 'Active');
+    const status = (hpa?.status ?? {}) as { currentReplicas?: number; desiredReplicas?: number; lastScaleTime?: string };
+    const text = `${label}: ${status.currentReplicas ?? 0} current, ${status.desiredReplicas ?? 0} desired (${plan.minReplicas}–${plan.maxReplicas} on ${plan.signal}), last scaled ${status.lastScaleTime ?? 'never'}${active ? `, ${active.status === 'True' ? 'active' : 'idle'}` : ''}`;
+    s.data[`autoscaling:${target.role}`] = { current: status.currentReplicas ?? 0, desired: status.desiredReplicas ?? 0, lastScaleTime: status.lastScaleTime ?? null, active: active?.status === 'True' };
+    if (ready?.status === 'False') {
+      s.problem(`${text}; ScaledObject not ready (${ready.reason ?? ''}${ready.message ? `: ${ready.message.slice(0, 150)}` : ''})`, 'retry', `KEDA cannot scale ${target.deployment}: kubectl describe scaledobject ${target.scaledObject} -n ${namespace} (is the Prometheus at ${plan.prometheus.address} reachable?)`);
+      return;
+    }
+    if (!hpa) {
+      // Serving does not wait for it: reported, not failed (KEDA makes the HPA once it runs).
+      s.parts.push(`${label}: no HPA keda-hpa-${target.scaledObject} yet (KEDA makes it: is KEDA running?)`);
+      return;
+    }
+    s.parts.push(text);
+  };
 }
 
 function gatewayMissing(state: Readiness, model: AnyLlmdModelPlan, problem: string): void {

@@ -24,6 +24,8 @@ export interface PreflightReader {
   listNodes(signal: AbortSignal): Promise<NodeInfo[]>;
   /** SelfSubjectAccessReview: may the current identity do `verb` on the resource? */
   canI(attributes: { verb: string; group: string; resource: string; namespace: string | null }, signal: AbortSignal): Promise<{ allowed: boolean; reason: string | null }>;
+  /** `GET` a path of a Service through the API server's service proxy (`/api/v1/namespaces/<ns>/services/<scheme>:<name>:<port>/proxy<path>`); the parsed JSON answer. */
+  serviceGet?(target: { namespace: string; name: string; port: number; scheme: 'http' | 'https' }, path: string, signal: AbortSignal): Promise<unknown>;
 }
 
 /** A node, reduced to what placement needs. */
@@ -78,6 +80,8 @@ export interface PreflightOptions extends Omit<KubeconfigOptions, 'stackKubeconf
   readonly signal?: AbortSignal;
   /** Resolves a hostname (the Harbor check); default: the system resolver. */
   readonly resolveHost?: (host: string, signal: AbortSignal) => Promise<void>;
+  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: fetch, answers capped at 1 MiB. */
+  readonly httpGetJson?: (url: string, signal: AbortSignal) => Promise<unknown>;
   /** Each finished check, as it finishes. */
   readonly onCheck?: (result: PreflightCheckResult) => void;
 }
@@ -133,7 +137,7 @@ export async function runPreflight(plan: DeploymentPlan, options: PreflightOptio
     results[index] = safe;
     options.onCheck?.(safe);
   };
-  const ctx = new Context(reader, options.resolveHost ?? defaultResolve);
+  const ctx = new Context(reader, options.resolveHost ?? defaultResolve, options.httpGetJson ?? defaultGetJson);
   try {
     // The version first: it tells whether the API server answers at all.
     const versionIndex = checks.findIndex((c) => c.type === 'kubernetes-version');
@@ -250,6 +254,7 @@ class Context {
   constructor(
     readonly reader: PreflightReader,
     readonly resolveHost: (host: string, signal: AbortSignal) => Promise<void>,
+    readonly httpGetJson: (url: string, signal: AbortSignal) => Promise<unknown> = defaultGetJson,
   ) {}
   listNodes(signal: AbortSignal): Promise<NodeInfo[]> {
     // One list for every placement check of the run; a failed list is not cached.
@@ -339,6 +344,28 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const what = `${check.verb} ${check.group ? `${check.resource}.${check.group}` : check.resource}${check.namespace ? ` in namespace ${check.namespace}` : ''}`;
       return allowed ? pass(`allowed: ${what}`) : fail(`denied: ${what}${reason ? ` (${reason})` : ''}`);
     }
+    case 'prometheus': {
+      // Prometheus's build-info endpoint answers `{status: "success", data: {version}}`.
+      const path = '/api/v1/status/buildinfo';
+      const service = inClusterService(check.address);
+      let answer: unknown;
+      try {
+        if (service) {
+          if (!reader.serviceGet) return fail('this reader cannot reach Services through the API server');
+          answer = await reader.serviceGet(service, path, signal);
+        } else {
+          answer = await ctx.httpGetJson(`${check.address.replace(/\/+$/, '')}${path}`, signal);
+        }
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const how = service ? `through the API server's service proxy (${service.namespace}/${service.name}:${service.port})` : 'from here';
+        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof Error ? error.message : String(error), 300)}`);
+      }
+      const data = asObject(asObject(answer).data);
+      return asObject(answer).status === 'success'
+        ? pass(`${check.address} answers (Prometheus ${typeof data.version === 'string' ? clip(data.version, 50) : 'version unknown'})`)
+        : fail(`${check.address} answered, but not as Prometheus does (no status "success" at ${path})`);
+    }
     case 'registry-dns':
       try {
         await ctx.resolveHost(check.host, signal);
@@ -392,6 +419,27 @@ function placement(check: Extract<PreflightCheck, { type: 'placement' }>, nodes:
     }
   }
   return pass(`${usable.length} node${usable.length === 1 ? '' : 's'} can take the model (${usable.map((n) => n.name).slice(0, 5).join(', ')}${usable.length > 5 ? ', …' : ''})`);
+}
+
+/** `http://<name>.<namespace>.svc[.cluster.local][:port]` → the Service to reach through the API server; else null. */
+export function inClusterService(address: string): { namespace: string; name: string; port: number; scheme: 'http' | 'https' } | null {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return null;
+  }
+  const match = /^([a-z0-9-]+)\.([a-z0-9-]+)\.svc(\.cluster\.local)?$/.exec(url.hostname);
+  if (!match) return null;
+  const scheme = url.protocol === 'https:' ? 'https' : 'http';
+  return { name: match[1]!, namespace: match[2]!, port: url.port ? Number(url.port) : scheme === 'https' ? 443 : 80, scheme };
+}
+
+async function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
+  const res = await fetch(url, { signal, redirect: 'error' });
+  const text = (await res.text()).slice(0, 1024 * 1024);
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  return JSON.parse(text);
 }
 
 async function defaultResolve(host: string, signal: AbortSignal): Promise<void> {
@@ -452,6 +500,13 @@ export async function createPreflightReader(kubeConfig: import('@kubernetes/clie
         return { allowed: review.status?.allowed === true, reason: typeof reason === 'string' && reason ? clip(api.redact(reason), 300) : null };
       } catch (error) {
         throw kubeErrorOf(error, 'create', 'selfsubjectaccessreviews.authorization.k8s.io', '', signal);
+      }
+    },
+    async serviceGet(target, path, signal) {
+      try {
+        return await api.request({ path: `/api/v1/namespaces/${seg(target.namespace)}/services/${seg(`${target.scheme}:${target.name}:${target.port}`)}/proxy${path}`, signal });
+      } catch (error) {
+        throw kubeErrorOf(error, 'get', 'services/proxy', target.namespace, signal);
       }
     },
   };

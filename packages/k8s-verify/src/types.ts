@@ -18,6 +18,8 @@ export const RESULT_SCHEMA_VERSION = 1;
  * - `pulled`: the `.pulled` marker is on the model volume (exec `test -f` in the decode pod).
  * - `address`: (KServe) the URL KServe reports in `status.url` / `status.addresses`.
  * - `models`: `GET /v1/models` lists the served model name.
+ * - `refuses-anonymous`: (models with access apiKeys or jwt) the same request without credentials
+ *   is refused with 401 or 403; "model X answers without credentials" otherwise.
  * - `chat`: `POST /v1/chat/completions` answers with non-empty content.
  * - `chat-stream`: the same with `"stream": true`: a well-formed SSE stream ending in `[DONE]`.
  * - `completions`: `POST /v1/completions` answers with non-empty text.
@@ -31,6 +33,7 @@ export const CHECK_NAMES = [
   'pulled',
   'address',
   'models',
+  'refuses-anonymous',
   'chat',
   'chat-stream',
   'completions',

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Buffer } from 'node:buffer';
+import { accessPlan, type DeploymentPlan } from '@app-serving/core';
 import { deploy, podOf } from '../test/deployed.ts';
 import { startFakeKube } from '../test/fake-kube.ts';
 import { hang, reply, startModelServer, type Handler } from '../test/model-server.ts';
@@ -332,5 +334,50 @@ describe('options', () => {
       },
     });
     expect(result.ok).toBe(true);
+  });
+});
+
+describe('access: credentials, and the refusal check', () => {
+  const key = 'k3y-0123456789abcdefghijklmn';
+  const token = `ci:${key}`;
+  const basic = `Basic ${Buffer.from(token).toString('base64')}`;
+  const withAccess = (p: DeploymentPlan, access: Parameters<typeof accessPlan>[0]): DeploymentPlan => ({ ...p, models: p.models.map((m) => ({ ...m, access: accessPlan(access) })) });
+  const gen = () => withAccess(planOf([{ category: 'generative', name: 'Gen', slug: 'gen' }]), { apiKeys: ['ci'] });
+
+  it('passes against a gateway that enforces the key: the key goes as HTTP Basic, the same request without it is refused', async () => {
+    const server = await startModelServer({ models: ['org/gen'], requireAuthorization: basic });
+    const events: VerifyEvent[] = [];
+    const result = await verifyPlan(gen(), { baseUrl: server.url, token, onProgress: (e) => events.push(e) });
+    expect(statuses(result)).toEqual({ Gen: ['ready:skip', 'pulled:skip', 'models:pass', 'refuses-anonymous:pass', 'chat:pass', 'chat-stream:pass', 'completions:pass'] });
+    const refusal = result.models[0]!.checks.find((c) => c.name === 'refuses-anonymous')!;
+    expect(refusal.message).toBe('refused without credentials (HTTP 401)');
+    expect(refusal.target).toBe('GET /v1/models without credentials via base URL ' + server.url);
+    // Exactly one request went without credentials: the refusal check's.
+    expect(server.requests.filter((r) => r.headers.authorization === undefined).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/models']);
+    for (const text of [formatJson(result), formatSummary(result), formatJunit(result), JSON.stringify(events)]) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(basic.slice(6));
+    }
+  });
+
+  it('fails against a gateway that ignores the key, saying the model answers without credentials', async () => {
+    const server = await startModelServer({ models: ['org/gen'] });
+    const result = await verifyPlan(gen(), { baseUrl: server.url, token });
+    const refusal = result.models[0]!.checks.find((c) => c.name === 'refuses-anonymous')!;
+    expect(refusal).toMatchObject({ status: 'fail', message: 'model Gen answers without credentials', failure: { expected: 'HTTP 401 or 403: model Gen takes API keys only', got: 'HTTP 200', httpStatus: 200 } });
+    expect(result.ok).toBe(false);
+    expect(formatSummary(result)).toContain('model Gen answers without credentials');
+  });
+
+  it('JWT: the token goes as a bearer token; an open model gets no refusal check and no token', async () => {
+    const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2lnbmF0dXJl';
+    const server = await startModelServer({ models: ['org/gen'], requireAuthorization: `Bearer ${jwt}` });
+    const p = withAccess(planOf([{ category: 'generative', name: 'Gen', slug: 'gen' }]), { jwt: { issuer: 'https://id', jwksUri: 'https://id/keys' } });
+    expect((await verifyPlan(p, { baseUrl: server.url, token: jwt })).ok).toBe(true);
+    const open = planOf([{ category: 'generative', name: 'Gen', slug: 'gen' }]);
+    const plain = await startModelServer({ models: ['org/gen'] });
+    const result = await verifyPlan(open, { baseUrl: plain.url, token: jwt });
+    expect(result.models[0]!.checks.map((c) => c.name)).not.toContain('refuses-anonymous');
+    expect(plain.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { shellCommand, type DeploymentPlan, type AnyLlmdModelPlan, type ModelPlan } from '@app-serving/core';
+import { accessHeaders, checkRefusesAnonymous, tokenSecrets, withoutCredentials } from './access.ts';
 import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
@@ -48,6 +49,12 @@ export interface VerifyOptions {
   readonly baseUrl?: string;
   /** Headers sent with every model request (e.g. `Authorization: Bearer …` for `--base-url`). Their values never appear in results or events. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The credential for models whose `access` is not open (CLI: `APP_SERVING_VERIFY_TOKEN`): for API
+   * keys `<key name>:<key>`, sent as HTTP Basic; for JWT the token, sent as a bearer token. Never
+   * appears in results or events. Such models also get the `refuses-anonymous` check.
+   */
+  readonly token?: string;
   /** `--kubeconfig`. */
   readonly kubeconfig?: string;
   /** `--context`. */
@@ -84,6 +91,7 @@ interface Run {
   readonly cluster: Cluster | null;
   readonly baseUrl: string | null;
   readonly headers: Readonly<Record<string, string>>;
+  readonly token: string | undefined;
   readonly mode: 'port-forward' | 'service-dns';
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
@@ -108,7 +116,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
   const started = performance.now();
   validate(options);
   const models = selectModels(plan, options.models);
-  const ownSecrets = [...headerSecrets(options.headers), ...(options.baseUrl ? urlSecrets(options.baseUrl) : [])];
+  const ownSecrets = [...headerSecrets(options.headers), ...tokenSecrets(options.token), ...(options.baseUrl ? urlSecrets(options.baseUrl) : [])];
   let redactor = new Redactor(ownSecrets);
   const emit = (event: VerifyEvent) => {
     try {
@@ -140,6 +148,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
       cluster,
       baseUrl: options.baseUrl ?? null,
       headers: options.headers ?? {},
+      token: options.token,
       mode,
       signal,
       timeoutMs: options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS,
@@ -276,7 +285,9 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
     }
 
     const role: EndpointInfo['role'] = run.baseUrl ? 'base-url' : model.platform === 'kserve' ? 'kserve' : model.category === 'embedder' ? 'embeddings' : 'gateway';
-    const primary = await acquire(role, () => primaryEndpoint(model, run, address), run, endpoints, opened);
+    // A model with access gets the token in the form its gateway checks (it replaces any Authorization of `headers`).
+    const credentials = accessHeaders(model.access, run.token);
+    const primary = await acquire(role, async () => withHeaders(await primaryEndpoint(model, run, address), credentials), run, endpoints, opened);
     const hint = routeHint(model, run);
     const httpOptions: HttpCheckOptions = { timeoutMs: run.timeoutMs, signal: run.signal, route: hint, maxTokens: run.maxTokens };
     const name = servedName(model);
@@ -292,6 +303,10 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
             ['models', (e) => checkModels(e, name, httpOptions)],
             ['embeddings', (e) => checkEmbeddings(e, name, httpOptions)],
           ];
+    if (model.access && model.access.mode !== 'open') {
+      const access = model.access;
+      steps.splice(1, 0, ['refuses-anonymous', (e) => checkRefusesAnonymous(e, model.name, access, { timeoutMs: run.timeoutMs, signal: run.signal })]);
+    }
     for (const [i, [check, body]] of steps.entries()) {
       if ('error' in primary) {
         if (run.signal.aborted) record(skipped(check, `not run: ${abortMessage(run.signal)}`));
@@ -347,6 +362,12 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
   });
   run.emit({ type: 'model-end', result });
   return result;
+}
+
+/** The endpoint with `extra` headers on top of its own (an `Authorization` of any case replaced). */
+function withHeaders<E extends Endpoint>(endpoint: E, extra: Readonly<Record<string, string>>): E {
+  if (Object.keys(extra).length === 0) return endpoint;
+  return { ...endpoint, headers: { ...withoutCredentials(endpoint.headers), ...extra } };
 }
 
 /** The model name the server answers to. */

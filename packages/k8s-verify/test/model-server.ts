@@ -18,6 +18,8 @@ export interface ModelServerOptions {
   readonly chunkDelayMs?: number;
   /** Overrides by `METHOD /path`, e.g. `'POST /v1/chat/completions'`. */
   readonly routes?: Readonly<Record<string, Handler>>;
+  /** Answer 401 to every request whose `Authorization` header is not exactly this (a gateway that enforces a key). */
+  readonly requireAuthorization?: string;
   /** Serve only below this prefix (a Gateway route like KServe's `/<ns>/<name>`); other paths get an empty 404. */
   readonly pathPrefix?: string;
 }
@@ -66,6 +68,11 @@ export async function startModelServer(options: ModelServerOptions = {}): Promis
       if (prefix && !full.startsWith(`${prefix}/`)) {
         res.writeHead(404);
         res.end();
+        return;
+      }
+      if (options.requireAuthorization !== undefined && req.headers.authorization !== options.requireAuthorization) {
+        res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Basic realm="model"' });
+        res.end('User authentication failed. Missing username and password.');
         return;
       }
       const path = full.slice(prefix.length);

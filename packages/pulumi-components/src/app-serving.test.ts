@@ -79,11 +79,12 @@ describe('AppServing', () => {
 
   it('cloud stack: no pull secret, no storage', async () => {
     const rec = await record(() => new AppServing('app', { plan: examplePlan('cloud') }));
-    expect(assertIndependent(rec, 'app', ['qwen3-06b', 'bge-small'])).toEqual({ 'qwen3-06b': 12, 'bge-small': 12 });
+    // The generative model is autoscaled: its ModelAutoscaling, PodMonitors (vLLM, EPP), ScaledObject and dashboard.
+    expect(assertIndependent(rec, 'app', ['qwen3-06b', 'bge-small'])).toEqual({ 'qwen3-06b': 17, 'bge-small': 12 });
     expect(rec.resources.filter((r) => r.type === 'kubernetes:core/v1:Secret')).toEqual([]);
-    // Namespace → GAIE chart → modelservice chart (→ embeddings Service for the embedder).
+    // Namespace → GAIE chart → modelservice chart (→ the ScaledObject of the autoscaled model; → embeddings Service for the embedder).
     const depths = modelResources(rec, 'app', ['qwen3-06b', 'bge-small']).map((m) => dependencyDepth(m.resources.filter((r) => r.custom || r.remote)));
-    expect(depths).toEqual([3, 4]);
+    expect(depths).toEqual([4, 4]);
   });
 
   it('kserve stack: the Envoy Gateway once, only KServe services wait for it', async () => {

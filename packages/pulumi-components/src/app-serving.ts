@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { Secret as CoreSecret, expandHome, formatIssue, isSecret, isStackError, loadStackConfigFromMap, planDeployment, type DeploymentPlan, type Secret } from '@app-serving/core';
+import { Secret as CoreSecret, apiKeyProblem, expandHome, formatIssue, isSecret, isStackError, loadStackConfigFromMap, planDeployment, type DeploymentPlan, type Secret } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
@@ -18,6 +18,13 @@ export interface AppServingArgs {
   readonly harborToken?: pulumi.Input<string>;
   /** Hugging Face token (stack secret `hfToken`). Required when the plan says the stack has one. */
   readonly hfToken?: pulumi.Input<string>;
+  /** The Prometheus's token or password (stack secret `prometheusCredentials`). Required when an autoscaled model's Prometheus needs authentication. */
+  readonly prometheusCredentials?: pulumi.Input<string>;
+  /**
+   * The API keys (stack secret map `apiKeys`), by name: every key a model's `access.apiKeys` names.
+   * They stay Pulumi secrets; only their SHA-1 reaches the cluster.
+   */
+  readonly apiKeys?: Readonly<Record<string, pulumi.Input<string>>>;
   /**
    * The kubeconfig's content (stack secret `kubeconfig`), when the plan says the kubeconfig is a
    * secret. A kubeconfig path in the plan is read by the provider; no kubeconfig at all means the
@@ -117,13 +124,25 @@ export class AppServing extends pulumi.ComponentResource {
     const secret = (value: Secret | string | undefined) => (isSecret(value) ? pulumi.secret(value.reveal()) : undefined);
     const harborToken = secret(config.harborToken);
     const hfToken = secret(config.hfToken);
+    const prometheusCredentials = secret(config.prometheusCredentials);
     const kubeconfig = secret(config.kubeconfig);
+    // Every key a model uses, checked now (by name only) so that a weak key stops the run before anything is registered.
+    const used = new Set(plan.models.flatMap((m) => m.access.apiKeys));
+    const keyProblems = [...used].sort().flatMap((key) => {
+      const value = config.apiKeys?.[key];
+      const problem = value && !value.encrypted ? apiKeyProblem(key, value.reveal()) : null;
+      return problem ? [problem] : [];
+    });
+    if (keyProblems.length > 0) throw new pulumi.RunError(keyProblems.join('\n'));
+    const apiKeys = used.size > 0 ? Object.fromEntries([...used].map((key) => [key, secret(config.apiKeys?.[key])!])) : undefined;
     return new AppServing(
       name,
       {
         plan,
         ...(harborToken && { harborToken }),
         ...(hfToken && { hfToken }),
+        ...(prometheusCredentials && { prometheusCredentials }),
+        ...(apiKeys && { apiKeys }),
         ...(kubeconfig && { kubeconfig }),
         ...(args.homeDir !== undefined && { homeDir: args.homeDir }),
         ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
@@ -187,23 +206,23 @@ export class AppServing extends pulumi.ComponentResource {
         : undefined;
 
     const harbor = plan.harbor ? { harborHostname: plan.harbor.hostname, harborUser: plan.harbor.user, harborToken: args.harborToken } : {};
+    const keysOf = (model: { access?: { apiKeys: readonly string[] } }) =>
+      model.access && model.access.apiKeys.length > 0 && args.apiKeys ? { apiKeys: Object.fromEntries(model.access.apiKeys.filter((k) => args.apiKeys![k] !== undefined).map((k) => [k, args.apiKeys![k]!])) } : {};
     const timeout = args.pullTimeout !== undefined ? { pullTimeout: args.pullTimeout } : {};
     const components: Record<string, LlmdModel | LlmdRouterModel | KserveModel> = {};
     const models: Record<string, ModelOutputs> = {};
     for (const model of plan.models) {
       const child = childName(name, model.slug);
-      if (model.platform === 'llm-d' && model.upstream === '2026-08') {
-        const c = new LlmdRouterModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
-        components[model.slug] = c;
-        models[model.slug] = c.outputs;
-      } else if (model.platform === 'llm-d') {
-        const c = new LlmdModel(child, { plan: model, ...harbor, ...timeout }, modelOptions());
+      if (model.platform === 'llm-d') {
+        const prometheus = model.autoscaling?.prometheus.secret ? { prometheusCredentials: args.prometheusCredentials } : {};
+        const modelArgs = { ...harbor, ...timeout, ...prometheus, ...keysOf(model) };
+        const c = model.upstream === '2026-08' ? new LlmdRouterModel(child, { plan: model, ...modelArgs }, modelOptions()) : new LlmdModel(child, { plan: model, ...modelArgs }, modelOptions());
         components[model.slug] = c;
         models[model.slug] = c.outputs;
       } else {
         const hf = model.hfTokenSecret !== null ? { hfToken: args.hfToken } : {};
         const gw = this.kserveGateway ? { gateway: this.kserveGateway } : {};
-        const c = new KserveModel(child, { plan: model, ...harbor, ...hf, ...gw, ...timeout }, modelOptions());
+        const c = new KserveModel(child, { plan: model, ...harbor, ...hf, ...gw, ...timeout, ...keysOf(model) }, modelOptions());
         components[model.slug] = c;
         models[model.slug] = c.outputs;
       }

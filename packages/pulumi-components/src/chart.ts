@@ -1,6 +1,6 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { applyPatches, chartRefProblem, type ChartRef, type KubernetesObject, type PostRenderPatch, type Values } from '@app-serving/core';
+import { applyPatches, chartRefProblem, patchResourceOptions, type ChartRef, type KubernetesObject, type PostRenderPatch, type Values } from '@app-serving/core';
 import { childName } from './component-names.ts';
 import { childOptions, type DependsOn } from './options.ts';
 
@@ -40,7 +40,8 @@ export function chartArgs(inputs: ChartReleaseInputs): k8s.helm.v4.ChartArgs {
  * replacement created before the old object is deleted can never succeed (server-side apply
  * refuses it as a field conflict); the engine planned exactly that for them (a ConfigMap whose data
  * changed, seen in the deploy tests), so every rendered object is replaced delete-first. The chart
- * component itself is left alone.
+ * component itself is left alone. A Deployment an autoscaler owns (core's `autoscaled-replicas`
+ * patch) gets `ignoreChanges: ['spec.replicas']`.
  *
  * @see https://www.pulumi.com/docs/iac/concepts/options/transforms/
  */
@@ -50,7 +51,9 @@ export function postRenderTransform(patches: readonly PostRenderPatch[]): pulumi
     if (!args.custom) return undefined;
     const object = args.props as KubernetesObject;
     const patched = applyPatches(own, object);
-    return { props: patched as pulumi.Inputs, opts: { ...args.opts, deleteBeforeReplace: true } };
+    const extra = patchResourceOptions(own, object);
+    const ignoreChanges = extra ? [...new Set([...(args.opts.ignoreChanges ?? []), ...extra.ignoreChanges])] : args.opts.ignoreChanges;
+    return { props: patched as pulumi.Inputs, opts: { ...args.opts, deleteBeforeReplace: true, ...(ignoreChanges && { ignoreChanges }) } };
   };
 }
 

@@ -20,6 +20,8 @@ export const TYPE_TOKENS = {
   ModelServer: 'app-serving:llmd:ModelServer',
   KserveGateway: 'app-serving:kserve:KserveGateway',
   KserveModel: 'app-serving:kserve:KserveModel',
+  ModelAutoscaling: 'app-serving:autoscaling:ModelAutoscaling',
+  ModelAccess: 'app-serving:access:ModelAccess',
 } as const;
 
 /**

@@ -34,8 +34,12 @@ export { InferenceRoute } from './inference-route.ts';
 export type { InferenceRouteArgs } from './inference-route.ts';
 export { EmbeddingService } from './embedding-service.ts';
 export type { EmbeddingServiceArgs } from './embedding-service.ts';
+export { ModelAccess } from './model-access.ts';
+export type { ModelAccessArgs } from './model-access.ts';
 export { KserveGateway } from './kserve-gateway.ts';
 export type { KserveGatewayArgs } from './kserve-gateway.ts';
+export { ModelAutoscaling } from './model-autoscaling.ts';
+export type { ModelAutoscalingArgs } from './model-autoscaling.ts';
 
 // Pure builders
 export { chartArgs, postRenderTransform } from './chart.ts';

@@ -1,6 +1,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
 import {
+  accessEnforced,
   hfTokenSecretManifest,
   kserveServiceAccountManifest,
   llmInferenceServiceConfigManifest,
@@ -12,6 +13,7 @@ import {
 } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
+import { ModelAccess } from './model-access.ts';
 import { ModelNamespace } from './model-namespace.ts';
 import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelStorage } from './model-storage.ts';
@@ -53,6 +55,8 @@ export class KserveModel extends pulumi.ComponentResource {
   readonly storage: ModelStorage | undefined;
   readonly config: k8s.apiextensions.CustomResource;
   readonly service: k8s.apiextensions.CustomResource;
+  /** Who may call the model, enforced by the Envoy Gateway on its route (with an access other than open, or a rate limit). */
+  readonly access: ModelAccess | undefined;
 
   constructor(name: string, args: KserveModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.KserveModel, name, {}, opts);
@@ -138,12 +142,26 @@ export class KserveModel extends pulumi.ComponentResource {
       llmInferenceServiceConfigManifest(plan),
       pulumi.mergeOptions(childOptions(this, inherited, [ns]), otherVersions(RESOURCE_TYPES.llmInferenceServiceConfig)),
     );
+    // Enforced on the model's HTTPRoute; in place before KServe creates the route.
+    this.access =
+      plan.access !== undefined && accessEnforced(plan.access)
+        ? new ModelAccess(
+            childName(name, 'access'),
+            {
+              slug: plan.slug,
+              access: plan.access,
+              target: { envoyGateway: { namespace: plan.namespace, route: plan.route } },
+              ...(args.apiKeys !== undefined && { apiKeys: args.apiKeys }),
+            },
+            childOptions(this, inherited, [ns]),
+          )
+        : undefined;
 
     this.service = customResource(
       childName(name, 'service'),
       typed(RESOURCE_TYPES.llmInferenceService),
       llmInferenceServiceManifest(plan),
-      pulumi.mergeOptions(childOptions(this, inherited, [ns, this.serviceAccount, this.config, this.storage, args.gateway]), otherVersions(RESOURCE_TYPES.llmInferenceService)),
+      pulumi.mergeOptions(childOptions(this, inherited, [ns, this.serviceAccount, this.config, this.storage, args.gateway, this.access]), otherVersions(RESOURCE_TYPES.llmInferenceService)),
     );
 
     const when = <T>(value: T) => whenReady([this.service], value);

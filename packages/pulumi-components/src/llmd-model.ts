@@ -1,12 +1,14 @@
 import * as pulumi from '@pulumi/pulumi';
-import type { LlmdModelPlan } from '@app-serving/core';
+import { accessEnforced, istioGatewayPodLabels, type LlmdModelPlan } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { EmbeddingService } from './embedding-service.ts';
 import { InferencePool } from './inference-pool.ts';
 import { InferenceRoute } from './inference-route.ts';
 import { LlmdInfra } from './llmd-infra.ts';
+import { ModelAccess } from './model-access.ts';
 import { ModelNamespace } from './model-namespace.ts';
 import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import { ModelAutoscaling } from './model-autoscaling.ts';
 import { ModelService } from './model-service.ts';
 import { ModelStorage } from './model-storage.ts';
 import type { LlmdModelOutputs } from './model-outputs.ts';
@@ -23,7 +25,8 @@ export type LlmdModelArgs = Omit<ModelPlanSource<LlmdModelPlan>, 'hfToken'>;
  * Children (logical names): `<name>-namespace` ({@link ModelNamespace}), `<name>-storage`
  * ({@link ModelStorage}, with a modelSource), `<name>-infra` ({@link LlmdInfra}), `<name>-pool`
  * ({@link InferencePool}), `<name>-model-service` ({@link ModelService}), `<name>-route`
- * ({@link InferenceRoute}, generative) or `<name>-embeddings` ({@link EmbeddingService}, embedder).
+ * ({@link InferenceRoute}, generative) or `<name>-embeddings` ({@link EmbeddingService}, embedder),
+ * and `<name>-autoscaling` ({@link ModelAutoscaling}) when the plan autoscales the model.
  *
  * Order: namespace → storage, infra, pool → model service (after storage and pool) → route
  * (after infra and pool) or embeddings Service (after the model service).
@@ -62,6 +65,9 @@ export class LlmdModel extends pulumi.ComponentResource {
   readonly modelService: ModelService;
   readonly route: InferenceRoute | undefined;
   readonly embeddings: EmbeddingService | undefined;
+  readonly autoscaling: ModelAutoscaling | undefined;
+  /** Who may call the model, enforced by its Istio gateway (with an access other than open, or a rate limit). */
+  readonly access: ModelAccess | undefined;
 
   constructor(name: string, args: LlmdModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.LlmdModel, name, {}, opts);
@@ -140,14 +146,37 @@ export class LlmdModel extends pulumi.ComponentResource {
       childOptions(this, inherited, [ns, this.storage, this.inferencePool]),
     );
 
+    // Enforced on the gateway's pods before the route opens the model to traffic.
+    this.access =
+      plan.access !== undefined && accessEnforced(plan.access)
+        ? new ModelAccess(
+            childName(name, 'access'),
+            {
+              slug: plan.slug,
+              access: plan.access,
+              target: { istio: { namespace: plan.namespace, name: plan.gateway.name, podLabels: istioGatewayPodLabels(plan.gateway.name) } },
+              ...(args.apiKeys !== undefined && { apiKeys: args.apiKeys }),
+            },
+            childOptions(this, inherited, [ns]),
+          )
+        : undefined;
+
     this.route =
       plan.httpRoute !== null
         ? new InferenceRoute(
             childName(name, 'route'),
             { namespace, slug: plan.slug, routeName: plan.httpRoute, gatewayName: plan.gateway.name, inferencePoolName: plan.inferencePool.name },
-            childOptions(this, inherited, [ns, this.infra, this.inferencePool]),
+            childOptions(this, inherited, [ns, this.infra, this.inferencePool, this.access]),
           )
         : undefined;
+
+    this.autoscaling = plan.autoscaling
+      ? new ModelAutoscaling(
+          childName(name, 'autoscaling'),
+          { namespace, autoscaling: plan.autoscaling, ...(args.prometheusCredentials !== undefined && { prometheusCredentials: args.prometheusCredentials }) },
+          childOptions(this, inherited, [ns, this.modelService]),
+        )
+      : undefined;
 
     const embedding = plan.embeddingService;
     this.embeddings =

@@ -1,10 +1,12 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { gatewayAliasManifest, RESOURCE_TYPES, type ChartRef, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
+import { accessEnforced, gatewayAliasManifest, istioGatewayPodLabels, RESOURCE_TYPES, type ChartRef, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
 import { createChart } from './chart.ts';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
 import { EmbeddingService } from './embedding-service.ts';
+import { ModelAccess } from './model-access.ts';
+import { ModelAutoscaling } from './model-autoscaling.ts';
 import { ModelNamespace } from './model-namespace.ts';
 import type { LlmdModelOutputs } from './model-outputs.ts';
 import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
@@ -90,10 +92,12 @@ export class Router extends pulumi.ComponentResource {
 export class ModelServer extends pulumi.ComponentResource {
   readonly deployment: k8s.apps.v1.Deployment;
 
-  constructor(name: string, args: { readonly manifest: Record<string, unknown> }, opts?: pulumi.ComponentResourceOptions) {
+  /** `autoscaled`: an autoscaler owns the replica count; `pulumi up` leaves `spec.replicas` to it after the first. */
+  constructor(name: string, args: { readonly manifest: Record<string, unknown>; readonly autoscaled?: boolean }, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.ModelServer, name, {}, opts);
     const { metadata, spec } = args.manifest as { metadata: k8s.types.input.meta.v1.ObjectMeta; spec: k8s.types.input.apps.v1.DeploymentSpec };
-    this.deployment = new k8s.apps.v1.Deployment(childName(name, 'deployment'), { metadata, spec }, childOptions(this, opts?.dependsOn));
+    const options = childOptions(this, opts?.dependsOn);
+    this.deployment = new k8s.apps.v1.Deployment(childName(name, 'deployment'), { metadata, spec }, args.autoscaled ? pulumi.mergeOptions(options, { ignoreChanges: ['spec.replicas'] }) : options);
     this.registerOutputs({});
   }
 }
@@ -141,6 +145,10 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
   readonly router: Router;
   readonly gateway: RouterGateway;
   readonly embeddings: EmbeddingService | undefined;
+  /** KEDA's objects, when the plan autoscales the model. */
+  readonly autoscaling: ModelAutoscaling | undefined;
+  /** Who may call the model, enforced by its Istio gateway (with an access other than open, or a rate limit). */
+  readonly access: ModelAccess | undefined;
 
   constructor(name: string, args: LlmdRouterModelArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.LlmdModel, name, {}, opts);
@@ -195,12 +203,38 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
         )
       : undefined;
 
-    this.modelServer = new ModelServer(childName(name, 'model-server'), { manifest: plan.manifests.modelServer }, childOptions(this, inherited, [ns, this.storage]));
+    this.modelServer = new ModelServer(
+      childName(name, 'model-server'),
+      { manifest: plan.manifests.modelServer, autoscaled: plan.autoscaling !== null },
+      childOptions(this, inherited, [ns, this.storage]),
+    );
+    // Enforced by the Istio gateway's pods (core refuses access on other gateways); in place before
+    // the Router chart's HTTPRoute opens the way in.
+    this.access =
+      accessEnforced(plan.access) && plan.gateway.kind === 'gateway'
+        ? new ModelAccess(
+            childName(name, 'access'),
+            {
+              slug: plan.slug,
+              access: plan.access,
+              target: { istio: { namespace: plan.namespace, name: plan.gateway.name, podLabels: istioGatewayPodLabels(plan.gateway.name) } },
+              ...(args.apiKeys !== undefined && { apiKeys: args.apiKeys }),
+            },
+            childOptions(this, inherited, [ns]),
+          )
+        : undefined;
     this.router = new Router(
       childName(name, 'router'),
       { namespace, releaseName: plan.router.release, chart: plan.router.chart, values: plan.router.values, patches: plan.router.patches },
-      childOptions(this, inherited, [ns]),
+      childOptions(this, inherited, [ns, this.access]),
     );
+    this.autoscaling = plan.autoscaling
+      ? new ModelAutoscaling(
+          childName(name, 'autoscaling'),
+          { namespace, autoscaling: plan.autoscaling, ...(args.prometheusCredentials !== undefined && { prometheusCredentials: args.prometheusCredentials }) },
+          childOptions(this, inherited, [ns, this.modelServer]),
+        )
+      : undefined;
     this.gateway = new RouterGateway(
       childName(name, 'infra'),
       {

@@ -28,6 +28,17 @@ export interface ModelPlanSource<P extends ModelPlan> {
    */
   readonly hfToken?: pulumi.Input<string>;
   /**
+   * The Prometheus's bearer token or password (stack secret `prometheusCredentials`); stays a Pulumi
+   * secret. Required when an autoscaled llm-d model's Prometheus needs authentication
+   * (`plan.autoscaling.prometheus.secret`).
+   */
+  readonly prometheusCredentials?: pulumi.Input<string>;
+  /**
+   * The API keys the plan's `access.apiKeys` names (stack secret `apiKeys`), by name; they stay
+   * Pulumi secrets and only their SHA-1 reaches the cluster. Required when the plan's access is `apiKeys`.
+   */
+  readonly apiKeys?: Readonly<Record<string, pulumi.Input<string>>>;
+  /**
    * Create the model's namespace (the plan's `namespace`). `false` deploys into an existing
    * namespace that something else manages: the component never creates or deletes it. Two
    * components in one program may share a namespace only when neither creates it.

@@ -39,7 +39,7 @@ export interface RenderOptions {
    * Values the program receives for its secrets. Only their presence matters: every secret input is
    * printed as "[secret]". By default each secret the plan needs gets a placeholder.
    */
-  readonly secrets?: { readonly harborToken?: string; readonly hfToken?: string; readonly kubeconfig?: string };
+  readonly secrets?: { readonly harborToken?: string; readonly hfToken?: string; readonly kubeconfig?: string; readonly apiKeys?: Readonly<Record<string, string>> };
   /**
    * Print each secret input as `[secret:<digest>]` instead of `[secret]`: an HMAC of the value
    * under a key made afresh in each process, so that two renders in one process can tell whether
@@ -88,6 +88,7 @@ const PLACEHOLDER = 'app-serving-render-placeholder';
 export async function renderStack(plan: DeploymentPlan, options: RenderOptions = {}): Promise<RenderedStack> {
   const secrets = options.secrets ?? {};
   const needsKubeconfig = plan.kubeconfig !== null && 'secret' in plan.kubeconfig;
+  const keyNames = [...new Set(plan.models.flatMap((m) => m.access?.apiKeys ?? []))].sort();
   const needsHf = plan.hfToken || plan.models.some((m) => m.platform === 'kserve' && m.hfTokenSecret !== null);
   const records = await recordUnderMocks(
     () => {
@@ -96,6 +97,7 @@ export async function renderStack(plan: DeploymentPlan, options: RenderOptions =
         ...(plan.harbor !== null && { harborToken: pulumi.secret(secrets.harborToken ?? PLACEHOLDER) }),
         ...(needsHf && { hfToken: pulumi.secret(secrets.hfToken ?? PLACEHOLDER) }),
         ...(needsKubeconfig && { kubeconfig: pulumi.secret(secrets.kubeconfig ?? PLACEHOLDER) }),
+        ...(keyNames.length > 0 && { apiKeys: Object.fromEntries(keyNames.map((key) => [key, pulumi.secret(secrets.apiKeys?.[key] ?? `${PLACEHOLDER}-${key}`)])) }),
         ...(options.homeDir !== undefined && { homeDir: options.homeDir }),
       });
     },

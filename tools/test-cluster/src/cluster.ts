@@ -23,6 +23,7 @@ import { ensureBinaries } from '../build.mjs';
 import { kwokCrds, stages, KWOK_NODE_ANNOTATION } from './kwok.ts';
 import { readUpstreamYaml, upstreamDir } from './upstream.ts';
 import { DEFAULT_STORAGE_CLASSES, startProvisioner, storageClassObjects, type StorageClassSpec } from './storage.ts';
+import { createCa, issueCertificate, type IssuedCertificate } from './pki.ts';
 
 
 /** The users of the test cluster (static tokens; RBAC decides what each may do). */
@@ -43,6 +44,12 @@ export interface StartOptions {
    * @default "2026-02"
    */
   readonly crdSet?: CrdSet;
+  /**
+   * More upstream CRD files to install, as pinned paths (e.g. `current/crds/envoy-gateway-v1.8.1.yaml`):
+   * only files that conflict with nothing in `crds/` (their CRDs have other names).
+   * @default none
+   */
+  readonly extraCrds?: readonly string[];
   /** Progress lines (start-up phases and timings). @default nothing */
   readonly log?: (line: string) => void;
   /**
@@ -51,6 +58,21 @@ export interface StartOptions {
    * @default DEFAULT_STORAGE_CLASSES: `hostpath` and the default class `standard`, both WaitForFirstConsumer
    */
   readonly storageClasses?: readonly StorageClassSpec[];
+  /**
+   * The API server's aggregation layer, for extension API servers (KEDA's metrics server behind
+   * `v1beta1.external.metrics.k8s.io`): a front-proxy CA (`--requestheader-client-ca-file`) and the
+   * proxy client certificate the API server presents to them (`--proxy-client-cert-file`,
+   * `--proxy-client-key-file`); {@link TestCluster.issueCertificate} signs their serving certificates.
+   * An APIService reaches its server through an ExternalName Service (`localhost`): no kube-proxy
+   * runs here, and the aggregator resolves ExternalName Services to their name.
+   * @default false
+   */
+  readonly aggregation?: boolean;
+  /**
+   * Extra flags of kube-controller-manager, e.g. `--horizontal-pod-autoscaler-sync-period=2s` for a
+   * test that watches the HPA controller (its default is 15 s).
+   */
+  readonly controllerManagerArgs?: readonly string[];
 }
 
 /** A plain response of the API server. */
@@ -76,6 +98,11 @@ export interface TestCluster {
   request(method: string, path: string, body?: unknown, options?: { user?: TestUser; contentType?: string; timeoutMs?: number }): Promise<ApiResponse>;
   /** The audit log: every mutating request the API server received (verb, user, resource). */
   mutations(): AuditEvent[];
+  /**
+   * With `aggregation`: a certificate for an extension server (server and client use), signed by the
+   * cluster's extension CA, in `<dir>/pki-ext/<name>/` (`tls.crt`, `tls.key`, `ca.crt`).
+   */
+  issueCertificate(name: string, sans: { dns?: readonly string[]; ips?: readonly string[] }): IssuedCertificate;
   /** Stops every process and removes the working folder. */
   stop(): Promise<void>;
 }
@@ -202,7 +229,25 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       rules: [{ level: 'Metadata', verbs: ['create', 'update', 'patch', 'delete', 'deletecollection'] }, { level: 'None' }],
     }));
     const certDir = join(dir, 'pki');
+    // The aggregation layer: the API server proxies to extension servers with a client certificate
+    // of the front-proxy CA, and publishes that CA (extension-apiserver-authentication) for them.
+    const aggregationFlags: string[] = [];
+    const extensionCa = options.aggregation ? createCa(join(dir, 'pki-ext'), 'extension-ca') : undefined;
+    if (options.aggregation) {
+      const frontProxyCa = createCa(join(dir, 'pki-front-proxy'), 'front-proxy-ca');
+      const proxyClient = issueCertificate(frontProxyCa, join(dir, 'pki-front-proxy'), 'front-proxy-client');
+      aggregationFlags.push(
+        `--requestheader-client-ca-file=${frontProxyCa.cert}`,
+        '--requestheader-allowed-names=front-proxy-client',
+        '--requestheader-username-headers=X-Remote-User',
+        '--requestheader-group-headers=X-Remote-Group',
+        '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        `--proxy-client-cert-file=${proxyClient.cert}`,
+        `--proxy-client-key-file=${proxyClient.key}`,
+      );
+    }
     launch('kube-apiserver', [
+      ...aggregationFlags,
       `--etcd-servers=${etcdUrl}`,
       '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiPort}`,
       `--cert-dir=${certDir}`,
@@ -251,7 +296,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     }
 
     // CRDs: kwok's Exec and PortForward, and the upstream ones.
-    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? [] : upstreamCrds(options.crdSet ?? '2026-02'))];
+    const crds = [...kwokCrds(), ...(options.upstreamCrds === false ? (options.extraCrds ?? []).flatMap((path) => crdsOf(path)) : upstreamCrds(options.crdSet ?? '2026-02', options.extraCrds))];
     // A few at a time: the API server compiles each CRD's schema and CEL rules (KServe's is 21,000
     // lines), and on a loaded 2-core machine all 35 at once can take longer than a request's timeout.
     const queue = [...crds];
@@ -295,6 +340,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       // kwok keeps no node heartbeat here: without the lifecycle controller no node turns NotReady.
       '--controllers=*,-nodelifecycle,-nodeipam,-ttl,-bootstrapsigner,-tokencleaner',
       '--concurrent-deployment-syncs=10', '--concurrent-job-syncs=10',
+      ...(options.controllerManagerArgs ?? []),
       '--v=1',
     ]);
     launch('kube-scheduler', [
@@ -345,6 +391,10 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       },
       request: api,
       mutations: () => readAudit(join(logs, 'audit.log')),
+      issueCertificate: (name, sans) => {
+        if (!extensionCa) throw new Error('issueCertificate needs startCluster({ aggregation: true })');
+        return issueCertificate(extensionCa, join(dir, 'pki-ext'), name, sans);
+      },
       stop,
     };
   } catch (error) {
@@ -400,21 +450,41 @@ export async function installCrds(cluster: TestCluster, set: CrdSet): Promise<vo
   }
 }
 
-/** The upstream CRD files of a set, relative to the upstream folder. */
+/**
+ * The CRDs of `current/crds/` installed beside `crds/` on a 2026-02 cluster: KEDA's and the
+ * Prometheus Operator's name no CRD of `crds/` (../shared/upstream/README.md), and autoscaled models
+ * create ScaledObjects, TriggerAuthentications and PodMonitors.
+ */
+export const CURRENT_CRDS_BESIDE = [
+  'current/crds/keda-v2.20.2-keda.sh_scaledobjects.yaml',
+  'current/crds/keda-v2.20.2-keda.sh_triggerauthentications.yaml',
+  'current/crds/keda-v2.20.2-keda.sh_clustertriggerauthentications.yaml',
+  'current/crds/prometheus-operator-v0.93.0-monitoring.coreos.com_podmonitors.yaml',
+  'current/crds/prometheus-operator-v0.93.0-monitoring.coreos.com_servicemonitors.yaml',
+] as const;
+
+/**
+ * The upstream CRD files of a set, relative to the upstream folder: 2026-02 is `crds/` and
+ * {@link CURRENT_CRDS_BESIDE}; 2026-08 is `current/crds/` and Istio's from `crds/`.
+ */
 export function crdFiles(set: CrdSet): string[] {
   const list = (folder: string) =>
     readdirSync(join(upstreamDir(), folder))
       .filter((f) => f.endsWith('.yaml'))
       .sort()
       .map((f) => `${folder}/${f}`);
-  if (set === '2026-02') return list('crds');
+  if (set === '2026-02') return [...list('crds'), ...CURRENT_CRDS_BESIDE];
   return [...list('current/crds'), ...list('crds').filter((f) => f.startsWith('crds/istio-'))];
 }
 
-function upstreamCrds(set: CrdSet): object[] {
-  return crdFiles(set)
-    .flatMap((f) => readUpstreamYaml(f))
-    .filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
+/** The CRDs of a set and of the extra files (each file once). */
+function upstreamCrds(set: CrdSet, extra: readonly string[] = []): object[] {
+  return [...new Set([...crdFiles(set), ...extra])].flatMap((f) => crdsOf(f));
+}
+
+/** The CustomResourceDefinitions of one pinned upstream file. */
+function crdsOf(path: string): object[] {
+  return readUpstreamYaml(path).filter((doc): doc is { kind: string } => typeof doc === 'object' && doc !== null && (doc as { kind?: string }).kind === 'CustomResourceDefinition');
 }
 
 /**

@@ -108,7 +108,10 @@ async function compare(base: LoadedSide, head: LoadedSide): Promise<DeploymentDi
   const renderStack = await loadRenderer();
   const render = async (plan: DeploymentPlan | null, secrets: Record<string, string>): Promise<DiffResource[]> => {
     if (!plan) return [];
-    const placeholders = Object.fromEntries(Object.entries(secrets).map(([key, fp]) => [key, `app-serving-diff-${fp}`]));
+    const placeholders: Record<string, string> & { apiKeys?: Record<string, string> } = Object.fromEntries(Object.entries(secrets).filter(([key]) => !key.startsWith('apiKeys.')).map(([key, fp]) => [key, `app-serving-diff-${fp}`]));
+    // A key's placeholder stands for its ciphertext: a rotated key changes the hashes it renders into, never showing one.
+    const keys = Object.entries(secrets).filter(([key]) => key.startsWith('apiKeys.'));
+    if (keys.length > 0) placeholders.apiKeys = Object.fromEntries(keys.map(([key, fp]) => [key.slice('apiKeys.'.length), `app-serving-diff-${fp}`]));
     const changed = { ...plan, models: plan.models.filter((m) => !skip.has(m.name)) };
     return (await renderStack(changed, { secrets: placeholders, secretDigests: true })).resources;
   };

@@ -126,5 +126,8 @@ function stackSnippet(category: Category, folder: string, template: TemplateName
     lines.push('        nodeSelector:', `          workload: ${template === 'vllm' ? 'gpu' : 'cpu'}`);
   }
   if (modelSource) lines.push(...modelSource);
+  // Who may call it, said out loud (the default is open, which validate warns about).
+  const llmdEmbedder = category === 'embedder' && template !== 'kserve-vllm';
+  lines.push('        access:', `          open: true             # ${llmdEmbedder ? 'an llm-d embedder has no gateway to check credentials' : 'or apiKeys: [<key name>], or jwt'} (docs/access.md)`);
   return lines.join('\n');
 }

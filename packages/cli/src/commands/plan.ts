@@ -1,4 +1,17 @@
-import { DEFAULT_CHARTS, DEFAULT_UPSTREAM, ROUTER_CHARTS, describeChart, type AnyLlmdModelPlan, type DeploymentPlan, type KserveModelPlan, type LlmdModelPlan, type LlmdRouterModelPlan, type Toleration } from '@app-serving/core';
+import {
+  DEFAULT_CHARTS,
+  DEFAULT_UPSTREAM,
+  ROUTER_CHARTS,
+  describeAccess,
+  describeAutoscaling,
+  describeChart,
+  type AnyLlmdModelPlan,
+  type DeploymentPlan,
+  type KserveModelPlan,
+  type LlmdModelPlan,
+  type LlmdRouterModelPlan,
+  type Toleration,
+} from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import type { Output } from '../output.ts';
@@ -54,7 +67,14 @@ function describeLlmd(model: AnyLlmdModelPlan): string[] {
         : row('route', `the Router's proxy → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`),
     row('model server', `${model.upstream === '2026-08' ? 'Deployment ' : ''}${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
     row('ready', `pulumi up waits up to ${model.readyTimeout.text} for the model Deployments (readyTimeout)`),
+    row('access', model.embeddingService ? `${describeAccess(model.access)}: the embeddings Service has no gateway in its path` : describeAccess(model.access)),
   ];
+  if (model.autoscaling) {
+    const a = model.autoscaling;
+    lines.push(row('autoscaling', `${describeAutoscaling(a)}: KEDA ScaledObject ${a.targets.map((t) => t.scaledObject).join(', ')} (starts at ${a.initialReplicas}; replicas left to KEDA)`));
+    lines.push(row('', `Prometheus ${a.prometheus.address}${a.prometheus.auth ? ` (${a.prometheus.auth} auth, TriggerAuthentication ${a.prometheus.triggerAuthentication})` : ''}, every ${a.pollingInterval.text}${a.monitors.length ? `; PodMonitors ${a.monitors.join(', ')}` : ''}`));
+    for (const target of a.targets) lines.push(row('', `${target.role}: ${target.query.query}`));
+  }
   lines.push(...storageLines(model.storage), ...placementLines(model.nodeSelector, model.tolerations, model.pullSecret));
   const control = placementParts(model.controlNodeSelector, model.tolerations, null);
   const controlPods = model.gateway.kind === 'gateway' ? `EPP ${model.inferencePool.epp} and the gateway pods` : `EPP ${model.inferencePool.epp} and its proxy`;
@@ -86,7 +106,12 @@ function describeKserve(model: KserveModelPlan): string[] {
     row('service', `LLMInferenceService ${model.service} (config ${model.config}, ServiceAccount ${model.serviceAccount}${model.hfTokenSecret ? `, HF token ${model.hfTokenSecret}` : ''})`),
     row('route', `Gateway ${model.gateway.namespace}/${model.gateway.name} → ${model.pathPrefix}/v1/… (KServe's HTTPRoute ${model.route})`),
     row('model server', `${model.workload} ×${model.replicas}, serves "${model.servedModelName}" on :${model.port}`),
+    row('access', describeAccess(model.access)),
   ];
+  if (model.autoscaling) {
+    const a = model.autoscaling;
+    lines.push(row('autoscaling', `${a.minReplicas}–${a.maxReplicas} replicas, cool-down ${a.cooldown.text}: the LLMInferenceService's scaling (Workload Variant Autoscaler, ${a.actuator} actuator; it chooses the signal)`));
+  }
   lines.push(...storageLines(model.storage), ...placementLines(model.nodeSelector, model.tolerations, model.pullSecret));
   if (model.images.length) lines.push(row('images', model.images.map((i) => i.image).join(', ')));
   return lines;

@@ -1,4 +1,4 @@
-import { formatIssue, groupDigits, summarizeNames, SUMMARY_NAMES, type DeploymentPlan, type Issue } from '@app-serving/core';
+import { formatIssue, groupDigits, openModelsWarning, summarizeNames, SUMMARY_NAMES, type DeploymentPlan, type Issue } from '@app-serving/core';
 import { loadAndPlan, type StackOptions } from '../context.ts';
 import { EXIT } from '../errors.ts';
 import { issueJson } from '../main.ts';
@@ -7,12 +7,15 @@ import type { Output } from '../output.ts';
 
 /** `app-serving validate`: every problem of the stack in one pass, one line each. */
 export default async function validate({ options, output }: { options: StackOptions & { json?: boolean }; output: Output }): Promise<number> {
-  const { plan } = loadAndPlan(options);
+  const { plan, config } = loadAndPlan(options);
+  // Once per stack: the models anyone who reaches their gateway may call, because the stack says nothing.
+  const open = openModelsWarning(config);
+  const warnings = open ? [...plan.warnings, open] : plan.warnings;
   if (options.json) {
-    output.json({ ok: true, stack: plan.file, models: plan.models.map((m) => m.name), issues: [], warnings: plan.warnings.map(issueJson) });
+    output.json({ ok: true, stack: plan.file, models: plan.models.map((m) => m.name), issues: [], warnings: warnings.map(issueJson) });
     return EXIT.ok;
   }
-  printWarnings(plan.warnings, output);
+  printWarnings(warnings, output);
   output.out(`${output.color.green('ok')} ${plan.file}: ${describeModels(plan)}`);
   return EXIT.ok;
 }

@@ -65,6 +65,8 @@ export default async function verify({ options, output }: { options: VerifyComma
     const result = await kv.verifyPlan(plan, {
       ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
       ...(options.baseUrl !== undefined && token && { headers: { Authorization: `Bearer ${token}` } }),
+      // Models with access get it in the form their gateway checks (apiKeys: HTTP Basic of <name>:<key>), through the cluster too.
+      ...(token && { token }),
       ...(options.kubeconfig !== undefined && { kubeconfig: options.kubeconfig }),
       ...(options.context !== undefined && { context: options.context }),
       ...(options.model !== undefined && { models: options.model }),

@@ -3,9 +3,11 @@ import { stackConfigSchema } from './schema.ts';
 import type { ParsedStackConfig } from './types.ts';
 
 /** Keys whose values are secrets: a stack file must hold them as `secure:` values. */
-export const SECRET_KEYS = ['harborToken', 'hfToken'] as const;
+export const SECRET_KEYS = ['harborToken', 'hfToken', 'prometheusCredentials'] as const;
 /** Keys that may be secrets (a kubeconfig's content) or plain values (its path). */
 export const MAYBE_SECRET_KEYS = ['kubeconfig'] as const;
+/** Keys whose value is a map of named secrets (`apiKeys: {<name>: {secure: …}}`): each entry must be a `secure:` value. */
+export const SECRET_MAP_KEYS = ['apiKeys'] as const;
 /** Every key of the schema, for "did you mean" suggestions. */
 export const STACK_KEYS = Object.keys(stackConfigSchema.shape) as (keyof ParsedStackConfig)[];
 

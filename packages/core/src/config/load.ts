@@ -9,7 +9,7 @@ import { didYouMean } from '../suggest.ts';
 import { MAX_STACK_FILE_BYTES, readTextFile } from '../text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from '../yaml-source.ts';
 import { checkStackRules } from './rules.ts';
-import { MAYBE_SECRET_KEYS, SECRET_KEYS, STACK_KEYS } from './keys.ts';
+import { MAYBE_SECRET_KEYS, SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS } from './keys.ts';
 import { stackConfigSchema } from './schema.ts';
 import type { ParsedStackConfig } from './types.ts';
 
@@ -47,6 +47,7 @@ export type ConfigLocator = (code: Issue['code'], path: readonly (string | numbe
 
 const SECRET_KEY_SET = new Set<string>(SECRET_KEYS);
 const MAYBE_SECRET_KEY_SET = new Set<string>(MAYBE_SECRET_KEYS);
+const SECRET_MAP_KEY_SET = new Set<string>(SECRET_MAP_KEYS);
 const KNOWN_KEYS = new Set<string>(STACK_KEYS);
 
 /**
@@ -94,6 +95,10 @@ export function parseStackFile(text: string, file: string, stackName = stackName
     }
     yamlKeyOf.set(key, fullKey);
     const isSecure = isPlainObject(value) && Object.keys(value).length === 1 && typeof value.secure === 'string';
+    if (SECRET_MAP_KEY_SET.has(key)) {
+      raw[key] = secretMapFromFile(value, fullKey, key, isSecure, source, list);
+      continue;
+    }
     if (isSecure) {
       if (SECRET_KEY_SET.has(key) || MAYBE_SECRET_KEY_SET.has(key)) raw[key] = Secret.encrypted();
       else list.add(source.issue('config.invalid', ['config', fullKey], `"${key}" cannot be a secret; set it as a plain value`, key));
@@ -161,6 +166,10 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
       if (KNOWN_KEYS.has(bare)) elsewhere.set(fullKey.slice(0, colon), [...(elsewhere.get(fullKey.slice(0, colon)) ?? []), bare]);
       continue;
     }
+    if (SECRET_MAP_KEY_SET.has(key)) {
+      raw[key] = secretMapFromProgram(value, key, source, list);
+      continue;
+    }
     if (SECRET_KEY_SET.has(key) || (MAYBE_SECRET_KEY_SET.has(key) && (isSecret(value) || (typeof value === 'string' && looksLikeKubeconfig(value))))) {
       if (isSecret(value)) raw[key] = value;
       else if (typeof value === 'string') raw[key] = Secret.plain(value);
@@ -186,6 +195,67 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
   }
   const locate: ConfigLocator = (code, path, message) => source.issue(code, path, message);
   return validate(raw, options.stackName, file, locate, list, options.checkRules ?? true, namespace);
+}
+
+/**
+ * A map of named secrets as a stack file holds it (`apiKeys: {<name>: {secure: v1:…}}`): each entry
+ * becomes an encrypted {@link Secret}. A plain-text entry is reported (its text dropped, so that it
+ * reaches no message), as is a whole map set as one secret.
+ */
+function secretMapFromFile(value: unknown, fullKey: string, key: string, isSecure: boolean, source: YamlSource, list: IssueList): unknown {
+  if (isSecure) {
+    list.add(
+      source.issue('config.invalid', ['config', fullKey], `must be a map of named keys, each a secret: pulumi config set --secret --path '${CONFIG_NAMESPACE}:${key}.<name>' <key>`, key),
+    );
+    return undefined;
+  }
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(value)) {
+    if (isPlainObject(entry) && Object.keys(entry).length === 1 && typeof entry.secure === 'string') out[name] = Secret.encrypted();
+    else {
+      list.add(
+        source.issue(
+          'config.not-secret',
+          ['config', fullKey, name],
+          `must be a secret, not plain text in the stack file: run \`pulumi config set --secret --path '${CONFIG_NAMESPACE}:${key}.${name}' <key>\``,
+          `${key}.${name}`,
+        ),
+      );
+      out[name] = Secret.encrypted();
+    }
+  }
+  return out;
+}
+
+/**
+ * A map of named secrets as a Pulumi program receives it: the whole key is a secret (Pulumi marks a
+ * key secret when any value under it is) whose text is the JSON of the map; each entry becomes a
+ * {@link Secret}. Already-parsed maps (tests, callers) keep their Secrets; a plain string entry in a
+ * map that is not a secret is reported.
+ */
+function secretMapFromProgram(value: unknown, key: string, source: YamlSource, list: IssueList): unknown {
+  let map: unknown = value;
+  const wasSecret = isSecret(value);
+  if (wasSecret) {
+    try {
+      map = JSON.parse((value as Secret).reveal());
+    } catch {
+      list.add(source.issue('config.invalid', [key], 'must be a map of named keys, each a secret'));
+      return undefined;
+    }
+  } else if (typeof value === 'string') map = decodeStructured(value);
+  if (!isPlainObject(map)) return map;
+  const out: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(map)) {
+    if (isSecret(entry)) out[name] = entry;
+    else if (typeof entry === 'string' && wasSecret) out[name] = Secret.plain(entry);
+    else {
+      list.add(source.issue('config.not-secret', [key, name], `must be a secret: pulumi config set --secret --path '${CONFIG_NAMESPACE}:${key}.${name}' <key>`));
+      out[name] = Secret.encrypted();
+    }
+  }
+  return out;
 }
 
 /** `Pulumi.dev.yaml` → `dev`. */

@@ -9,12 +9,16 @@ import type {
   KserveSettings,
   ModelEntry,
   ModelEntryInput,
+  ModelAutoscaling,
   ModelGateway,
+  ModelAccess,
   ModelSource,
   ParsedStackConfig,
   RouterSettings,
+  PrometheusSettings,
   StackConfigInput,
 } from './types.ts';
+import { AUTOSCALING_SIGNALS } from '../autoscaling.ts';
 
 /**
  * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).
@@ -139,6 +143,78 @@ export const chartOverrideSchema = z
   })
   .meta({ description: 'Override a pinned chart (a mirror, or an upgrade).' });
 
+export const autoscalingSchema = z
+  .strictObject({
+    minReplicas: z.number().int().min(0).max(1000).optional().meta({
+      description:
+        'Fewest model-server replicas. 0 scales the model to zero when idle (only where requests can wait for a replica: see docs/autoscaling.md). Default: 1 (a cold start takes minutes: image, weights, vLLM start-up).',
+    }),
+    maxReplicas: z.number().int().min(1).max(1000).meta({ description: 'Most model-server replicas: your GPU budget for this model. Required.' }),
+    signal: z.enum(AUTOSCALING_SIGNALS).optional().meta({
+      description:
+        'What the autoscaler follows: `queue-depth` (vLLM `vllm:num_requests_waiting` per replica), `kv-cache` (vLLM KV-cache utilisation, 0–1, averaged over the replicas), `epp-queue` or `epp-kv-cache` (the EPP\'s pool-wide averages). Default: queue-depth.',
+    }),
+    target: z.number().positive().max(100000).optional().meta({
+      description: 'The signal\'s value per replica the autoscaler holds the model at. Default: 5 waiting requests (queue-depth, epp-queue), 0.8 (kv-cache, epp-kv-cache).',
+    }),
+    cooldown: durationSchema.optional().meta({ description: 'How long the signal must stay low before a replica is removed (and before scaling to zero). Default: 5m.' }),
+    pollingInterval: durationSchema.optional().meta({ description: 'How often KEDA queries Prometheus. Default: 15s.' }),
+  })
+  .meta({ description: 'Scale the model servers on an LLM signal (KEDA on llm-d, the LLMInferenceService\'s scaling on KServe). See docs/autoscaling.md.' });
+
+export const prometheusSchema = z
+  .strictObject({
+    address: z
+      .string()
+      .url()
+      .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http:// or https:// URL' })
+      .refine(noCredentials, CREDENTIALS_IN_URL)
+      .meta({ description: 'The Prometheus the autoscalers query, e.g. `http://prometheus-operated.monitoring.svc:9090`.' }),
+    auth: z.enum(['bearer', 'basic']).optional().meta({ description: 'How KEDA authenticates to it; the token or password is the secret `prometheusCredentials`. Default: none.' }),
+    username: z.string().min(1).optional().meta({ description: 'The user name, with auth: basic.' }),
+    monitorLabels: nodeSelectorSchema('Labels on every PodMonitor app-serving creates, for the Prometheus\'s podMonitorSelector (kube-prometheus-stack: `release: <its release>`).').default({}),
+  })
+  .meta({ description: 'The Prometheus behind autoscaling: KEDA queries it, PodMonitors feed it.' });
+/** A key name: it names the key in `app-serving:apiKeys`, in the htpasswd user list and in the client header. */
+const KEY_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const KEY_NAME_MESSAGE = 'must be a key name: at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit';
+
+/** `app-serving:apiKeys`: named API keys, each a Pulumi secret. */
+export const apiKeysSchema = z
+  .record(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }), secretSchema)
+  .meta({
+    description:
+      "Named API keys, each a Pulumi secret: `pulumi config set --secret --path 'app-serving:apiKeys.<name>' <key>`. A model's `access.apiKeys` lists the names it accepts.",
+  });
+
+export const accessSchema = z
+  .strictObject({
+    apiKeys: z
+      .array(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }))
+      .min(1)
+      .max(16)
+      .optional()
+      .meta({ description: 'Names of `app-serving:apiKeys` this model accepts (HTTP Basic `<name>:<key>`); two at once rotate a key without downtime.' }),
+    jwt: z
+      .strictObject({
+        issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
+        audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
+        jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+        jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
+      })
+      .optional()
+      .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer.' }),
+    open: z.literal(true).optional().meta({ description: 'Anyone who reaches the gateway may call the model (said explicitly: no warning).' }),
+    rateLimit: z
+      .strictObject({
+        requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (apiKeys), per token subject (jwt), or for all callers together (open); per gateway pod.' }),
+        tokensPerMinute: z.number().int().min(1).optional().meta({ description: 'LLM tokens per minute: not supported yet by either gateway setup (see docs/access.md).' }),
+      })
+      .optional()
+      .meta({ description: 'Local rate limits enforced by the model\'s gateway.' }),
+  })
+  .meta({ description: 'Who may call the model: `apiKeys`, `jwt` or `open` (exactly one), and rate limits. Default: open (validate warns).' });
+
 export const modelEntrySchema = z
   .strictObject({
     name: z
@@ -155,10 +231,12 @@ export const modelEntrySchema = z
     upstream: z.enum(UPSTREAMS).optional().meta({
       description: "The set of upstream versions this model is deployed with (`2026-02` or `2026-08`), for moving a stack one model at a time. Default: the stack's `upstream`.",
     }),
+    access: accessSchema.optional(),
     readyTimeout: durationSchema.optional().meta({
       description:
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
     }),
+    autoscaling: autoscalingSchema.optional(),
   })
   .meta({ description: 'One model of the stack.' });
 
@@ -236,6 +314,7 @@ export const stackConfigSchema = z
     harborUser: z.string().min(1).optional().meta({ description: 'Harbor robot account, e.g. `robot$k8s-puller`.' }),
     harborToken: secretSchema.optional(),
     hfToken: secretSchema.optional(),
+    apiKeys: apiKeysSchema.optional(),
     charts: z
       .strictObject({
         infra: chartOverrideSchema.optional(),
@@ -246,6 +325,8 @@ export const stackConfigSchema = z
       })
       .optional(),
     kserve: kserveSchema.optional(),
+    prometheus: prometheusSchema.optional(),
+    prometheusCredentials: secretSchema.optional().meta({ description: 'The bearer token (auth: bearer) or password (auth: basic) of the Prometheus, as a Pulumi secret.' }),
   })
   .meta({ description: 'app-serving stack configuration.' });
 
@@ -265,3 +346,6 @@ true satisfies Same<z.output<typeof chartOverrideSchema>, ChartOverride>;
 true satisfies Same<z.output<typeof modelGatewaySchema>, ModelGateway>;
 true satisfies Same<z.output<typeof kserveSchema>, KserveSettings>;
 true satisfies Same<z.output<typeof routerSchema>, RouterSettings>;
+true satisfies Same<z.output<typeof autoscalingSchema>, ModelAutoscaling>;
+true satisfies Same<z.output<typeof prometheusSchema>, PrometheusSettings>;
+true satisfies Same<z.output<typeof accessSchema>, ModelAccess>;

@@ -78,6 +78,61 @@ export interface RouterSettings {
   gatewayClass: 'istio' | 'agentgateway';
 }
 
+/** What a model's autoscaler follows: vLLM's queue or KV cache on its pods, or the EPP's pool-wide averages. */
+export type AutoscalingSignal = 'queue-depth' | 'kv-cache' | 'epp-queue' | 'epp-kv-cache';
+
+/**
+ * `models.<category>[].autoscaling`: scale the model servers between two counts on an LLM signal.
+ * Only `maxReplicas` is required; the defaults (`AUTOSCALING_DEFAULTS`) are filled in by the plan,
+ * so that a key written in the stack file can be told from a default.
+ */
+export interface ModelAutoscaling {
+  minReplicas?: number | undefined;
+  maxReplicas: number;
+  signal?: AutoscalingSignal | undefined;
+  target?: number | undefined;
+  cooldown?: string | undefined;
+  pollingInterval?: string | undefined;
+}
+
+/** {@link ModelAutoscaling} as written (the same: no key has a schema default). */
+export type ModelAutoscalingInput = ModelAutoscaling;
+
+/** `prometheus`: the Prometheus the autoscalers query, and the labels its monitor selectors want. */
+export interface PrometheusSettings {
+  address: string;
+  auth?: 'bearer' | 'basic' | undefined;
+  username?: string | undefined;
+  monitorLabels: NodeSelector;
+}
+
+/** {@link PrometheusSettings} as written: `monitorLabels` defaults to `{}`. */
+export interface PrometheusSettingsInput extends Omit<PrometheusSettings, 'monitorLabels'> {
+  monitorLabels?: NodeSelector | undefined;
+}
+
+/** `access.jwt`: tokens from one issuer. */
+export interface JwtAccess {
+  issuer: string;
+  audiences?: string[] | undefined;
+  jwksUri?: string | undefined;
+  jwks?: string | undefined;
+}
+
+/** `access.rateLimit`. */
+export interface RateLimit {
+  requestsPerMinute?: number | undefined;
+  tokensPerMinute?: number | undefined;
+}
+
+/** `access`: who may call a model (exactly one of apiKeys, jwt, open) and its rate limits. */
+export interface ModelAccess {
+  apiKeys?: string[] | undefined;
+  jwt?: JwtAccess | undefined;
+  open?: true | undefined;
+  rateLimit?: RateLimit | undefined;
+}
+
 /** One model of the stack (an entry of `models.generative` or `models.embedder`). */
 export interface ModelEntry {
   name: string;
@@ -87,16 +142,19 @@ export interface ModelEntry {
   releaseName?: string | undefined;
   platform?: Platform | undefined;
   modelSource?: ModelSource | undefined;
+  access?: ModelAccess | undefined;
   readyTimeout?: string | undefined;
   /** The set of upstream versions this model is deployed with; default: the stack's `upstream`. */
   upstream?: Upstream | undefined;
+  autoscaling?: ModelAutoscaling | undefined;
 }
 
 /** {@link ModelEntry} as written: `enabled` defaults to true, `nodeSelector` to `{}`. */
-export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelector' | 'modelSource'> {
+export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelector' | 'modelSource' | 'autoscaling'> {
   enabled?: boolean | undefined;
   nodeSelector?: NodeSelector | undefined;
   modelSource?: ModelSourceInput | undefined;
+  autoscaling?: ModelAutoscalingInput | undefined;
 }
 
 /** The Istio Gateway of each llm-d model. */
@@ -142,17 +200,21 @@ export interface ParsedStackConfig {
   harborUser?: string | undefined;
   harborToken?: Secret | undefined;
   hfToken?: Secret | undefined;
+  apiKeys?: Record<string, Secret> | undefined;
   charts?: ChartOverrides | undefined;
   kserve?: KserveSettings | undefined;
+  prometheus?: PrometheusSettings | undefined;
+  prometheusCredentials?: Secret | undefined;
 }
 
 /** The `app-serving:*` keys as a stack file writes them (the keys with defaults may be left out). */
 export interface StackConfigInput
-  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve' | 'router'> {
+  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve' | 'router' | 'prometheus'> {
   platform?: Platform | undefined;
   models: { generative?: ModelEntryInput[] | undefined; embedder?: ModelEntryInput[] | undefined };
   gpuToleration?: GpuTolerationInput | undefined;
   modelGateway?: Partial<ModelGateway> | undefined;
   kserve?: KserveSettingsInput | undefined;
   router?: Partial<RouterSettings> | undefined;
+  prometheus?: PrometheusSettingsInput | undefined;
 }

@@ -65,7 +65,8 @@ describe('the kserve example stack', () => {
   it('merges the overlay with the programmatic spec', () => {
     expect(model.spec).toEqual({
       model: { name: 'Qwen/Qwen2.5-0.5B-Instruct', uri: 'pvc://qwen25-05b-model/Qwen/Qwen2.5-0.5B-Instruct' },
-      replicas: 1,
+      // The stack autoscales it (Pulumi.kserve.yaml): scaling, and no replicas beside it.
+      scaling: { minReplicas: 1, maxReplicas: 3, wva: { hpa: { behavior: { scaleDown: { stabilizationWindowSeconds: 300 } } } } },
       annotations: { 'app-serving.io/model-ref': 'hf://Qwen/Qwen2.5-0.5B-Instruct' },
       router: {
         route: {},

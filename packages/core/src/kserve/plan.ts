@@ -9,6 +9,7 @@ import {
   type Category,
   type Upstream,
 } from '../constants.ts';
+import { accessPlan, type AccessPlan } from '../access.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
 import type { Issue, IssueList } from '../errors.ts';
@@ -23,6 +24,7 @@ import { nodeAffinityFor, type Toleration } from '../values/scheduling.ts';
 import type { StrictBlock } from '../values/chart-facts.ts';
 import { HOSTNAME_TOPOLOGY_KEY, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
 import { KSERVE_V0_18, type KserveRelease } from './releases.ts';
+import { KSERVE_AUTOSCALER_KEYS, kserveScaling, resolveAutoscaling, valuesAutoscalerConflicts, type ResolvedAutoscaling } from '../autoscaling.ts';
 
 /** Stack-wide KServe objects: the Envoy Gateway KServe attaches its routes to. */
 export interface KserveStackPlan {
@@ -83,7 +85,20 @@ export interface KserveModelPlan {
   /** KServe's well-known LLMInferenceServiceConfigs the controller merges under this model, in its order. */
   readonly wellKnownConfigs: readonly string[];
   readonly images: readonly ImageSource[];
+  /**
+   * The stack's `autoscaling`, written into the spec's `scaling` (the Workload Variant Autoscaler
+   * with this actuator), else null.
+   */
+  readonly autoscaling: (ResolvedAutoscaling & { readonly actuator: 'hpa' | 'keda' }) | null;
+  /** Who may call the model through the Envoy Gateway, and its rate limit (no key's value). */
+  readonly access: AccessPlan;
 }
+
+/**
+ * The WVA actuator app-serving writes for KServe v0.18 (`scaling.wva.hpa`: the HPA path v0.18's
+ * controller takes; v0.20 adds direct KEDA, `kserveScaling(settings, 'keda')`).
+ */
+export const KSERVE_SCALING_ACTUATOR = 'hpa' as const;
 
 /** Keys of the LLMInferenceService spec (v1alpha1, KServe v0.18) the overlay may set. */
 export const KSERVE_STRICT: readonly StrictBlock[] = [
@@ -177,10 +192,12 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
   list.addAll(findUnknownKeys(file, release.api.version === 'v1alpha2' ? KSERVE_STRICT_V1ALPHA2 : KSERVE_STRICT, `LLMInferenceService (${apiVersion}, KServe ${release.version})`));
   list.addAll(findTypeProblems(file, KSERVE_TYPES));
   list.addAll(replicasWithScaling(file));
+  const autoscaled = entry.autoscaling;
+  if (autoscaled) list.addAll(valuesAutoscalerConflicts(file, KSERVE_AUTOSCALER_KEYS));
 
   const defaults: Values = { router: { route: {}, scheduler: {} } };
   // The CRD rejects replicas together with scaling (KSERVE_REPLICAS_SCALING_RULE in facts.ts): default it only without scaling.
-  if (!isSet(getPath(spec, ['scaling']))) defaults.replicas = 1;
+  if (!isSet(getPath(spec, ['scaling'])) && !autoscaled) defaults.replicas = 1;
   if (storage) defaults.model = { name: servedNameOf(storage) };
   // The scheduler (EPP) runs unless the overlay removes it (`router.scheduler: null`) or points at its own pool.
   const schedulerOn = hasScheduler(effectiveValues(mergeAll(defaults, spec)));
@@ -250,7 +267,9 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     if (pullSecrets.length) scheduler.imagePullSecrets = unionList(getPath(spec, [...st, 'imagePullSecrets']), pullSecrets);
     lists.router = { scheduler: { template: scheduler } };
   }
-  const merged = mergeAll(defaults, spec, requirementValues(required), lists);
+  // The stack's autoscaling is the spec's scaling (the overlay may not set its own: checked above).
+  const stackScaling: Values = autoscaled ? { scaling: kserveScaling(autoscaled, KSERVE_SCALING_ACTUATOR) } : {};
+  const merged = mergeAll(defaults, spec, requirementValues(required), lists, stackScaling);
   const effective = effectiveValues(merged);
 
   const uri = getPath(effective, ['model', 'uri']);
@@ -325,6 +344,8 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     configSpec: kserveConfigSpec(mirrored),
     wellKnownConfigs,
     images,
+    autoscaling: autoscaled ? { ...resolveAutoscaling(autoscaled), actuator: KSERVE_SCALING_ACTUATOR } : null,
+    access: accessPlan(entry.access),
   };
 }
 

@@ -18,4 +18,9 @@ export const RESOURCE_TYPES = {
   gatewayClass: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass' },
   llmInferenceService: { apiVersion: KSERVE, kind: 'LLMInferenceService' },
   llmInferenceServiceConfig: { apiVersion: KSERVE, kind: 'LLMInferenceServiceConfig' },
+  requestAuthentication: { apiVersion: 'security.istio.io/v1', kind: 'RequestAuthentication' },
+  authorizationPolicy: { apiVersion: 'security.istio.io/v1', kind: 'AuthorizationPolicy' },
+  envoyFilter: { apiVersion: 'networking.istio.io/v1alpha3', kind: 'EnvoyFilter' },
+  securityPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
+  backendTrafficPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy' },
 } as const satisfies Record<string, ResourceType>;

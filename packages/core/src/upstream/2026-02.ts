@@ -1,3 +1,5 @@
+import { accessPlan } from '../access.ts';
+import { GAIE_EPP_METRICS, GAIE_EPP_METRICS_PORT, MODELSERVICE_AUTOSCALER_KEYS, gaieEppPodLabels, planAutoscaling, valuesAutoscalerConflicts } from '../autoscaling.ts';
 import { DEFAULT_CHARTS, GATEWAY_HTTP_PORT, type ChartKey, type ChartRef } from '../constants.ts';
 import { describeChart } from '../charts.ts';
 import { gaieImages, modelServiceImages, type ImageSource } from '../images.ts';
@@ -5,6 +7,7 @@ import { checkLlmdNames, llmdNames, serviceHost } from '../names.ts';
 import type { LlmdModelPlan } from '../plan.ts';
 import { sourceRef } from '../storage.ts';
 import { llmdValues, modelArtifactsUri } from '../values/llmd.ts';
+import { getPath, mergeAll } from '../values/merge.ts';
 import type { LlmdGeneration, LlmdModelInput } from './generation.ts';
 import { LLMD_VALUES_FOLDERS } from './select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from './shared.ts';
@@ -50,12 +53,34 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
   const before = list.size;
   list.addAll(result.issues);
   warnings.push(...result.warnings);
+  if (entry.autoscaling) list.addAll(valuesAutoscalerConflicts(files.modelService, MODELSERVICE_AUTOSCALER_KEYS));
   for (const problem of checkLlmdNames(names, overrides, result.prometheusMonitoring)) {
     list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
   }
   if (list.size > before) return undefined;
 
   const embedder = category === 'embedder';
+  // The checks across keys made sure an autoscaled llm-d model has a Prometheus.
+  const autoscaling =
+    entry.autoscaling && config.prometheus
+      ? planAutoscaling({
+          slug,
+          namespace: names.namespace,
+          settings: entry.autoscaling,
+          prometheus: config.prometheus,
+          targets: [{ role: 'decode', deployment: names.decodeDeployment }, ...(result.prefillReplicas > 0 ? [{ role: 'prefill' as const, deployment: names.prefillDeployment }] : [])],
+          modelServer: {
+            podLabels: result.podLabels,
+            metricsPort: result.decodePort,
+            monitoredByChart: getPath(result.effective.modelService, ['decode', 'monitoring', 'podmonitor', 'enabled']) === true,
+          },
+          epp: embedder
+            ? null
+            : { pool: names.inferencePool, podLabels: gaieEppPodLabels(names.epp), metricsPort: GAIE_EPP_METRICS_PORT, metrics: GAIE_EPP_METRICS, monitoredByChart: result.prometheusMonitoring },
+        })
+      : null;
+  // The autoscaler owns replicas: the chart renders only the first count, and the patch keeps `pulumi up` off it.
+  const modelServiceValues = autoscaling ? mergeAll(result.values.modelService, { decode: { replicas: autoscaling.initialReplicas } }) : result.values.modelService;
   const images: ImageSource[] = [
     ...gaieImages(result.effective.gaie, files.gaie.file, files.gaie.values, describeChart('GAIE', charts.gaie, DEFAULT_CHARTS.gaie)),
     ...modelServiceImages(result.effective.modelService, files.modelService.file, files.modelService.values, describeChart('llm-d-modelservice', charts.modelService, DEFAULT_CHARTS.modelService)),
@@ -89,7 +114,7 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
       decodeDeployment: names.decodeDeployment,
       prefillDeployment: names.prefillDeployment,
       serviceAccount: names.modelServiceFullname,
-      decodeReplicas: result.decodeReplicas,
+      decodeReplicas: autoscaling ? autoscaling.initialReplicas : result.decodeReplicas,
       prefillReplicas: result.prefillReplicas,
       podLabels: result.podLabels,
       servedModelName: result.servedModelName,
@@ -106,11 +131,13 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
     readyTimeout,
     pullSecret: harbor?.pullSecret ?? null,
     charts,
-    values: result.values,
-    patches: result.patches,
+    values: { ...result.values, modelService: modelServiceValues },
+    patches: autoscaling ? { ...result.patches, modelService: [...result.patches.modelService, ...autoscaling.patches] } : result.patches,
     images,
+    autoscaling,
+    access: accessPlan(entry.access),
     origins: {
-      modelServer: `the ${names.releases.modelService} release (llm-d-modelservice)`,
+      modelServer: `the ${names.releases.modelService} release`,
       epp: `the ${names.releases.gaie} release (GAIE inferencepool)`,
       gateway: `Istio creates Service ${names.gatewayService} once Gateway ${names.gateway} is Programmed: check kubectl get gateway -n ${names.namespace} (Istio running? GatewayClass istio present?)`,
     },

@@ -1,3 +1,5 @@
+import { accessEnforced, accessPlan } from '../../access.ts';
+import { SERVER_AUTOSCALER_KEYS, planAutoscaling, valuesAutoscalerConflicts } from '../../autoscaling.ts';
 import { GATEWAY_HTTP_PORT } from '../../constants.ts';
 import { describeChart } from '../../charts.ts';
 import type { ImageSource } from '../../images.ts';
@@ -78,9 +80,46 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
   });
   list.addAll(router.issues);
   warnings.push(...router.warnings);
+  // Access is enforced by the model's Istio gateway (filters that select its pods); the Router's
+  // standalone proxy and agentgateway's Gateway take other objects app-serving does not write yet.
+  const access = accessPlan(entry.access);
+  if (accessEnforced(access) && className !== 'istio') {
+    list.add(
+      config.locate(
+        'config.contradiction',
+        [...at, 'access'],
+        `cannot be enforced on the 2026-08 set ${className === null ? 'in standalone mode (the Router\'s own proxy)' : 'behind an agentgateway Gateway'} yet: app-serving enforces access on an Istio gateway — set router: {mode: gateway, gatewayClass: istio}, or access: {open: true}`,
+      ),
+    );
+  }
+  if (entry.autoscaling) list.addAll(valuesAutoscalerConflicts(model.values.server, SERVER_AUTOSCALER_KEYS));
+  // The EPP signals read GAIE v1.2's pool metrics; the llm-d Router's EPP exports its own, not verified here.
+  const signal = entry.autoscaling?.signal;
+  if (signal === 'epp-queue' || signal === 'epp-kv-cache') {
+    list.add(
+      config.locate(
+        'config.contradiction',
+        [...at, 'autoscaling', 'signal'],
+        `is ${signal}, which reads GAIE v1.2's pool metrics (inference_pool_*); on the 2026-08 set the llm-d Router's EPP exports its own, which app-serving does not read yet: use queue-depth or kv-cache (vLLM's own metrics)`,
+      ),
+    );
+  }
   if (list.size > before) return undefined;
 
   const podLabels = serverPodLabels(slug);
+  // The checks across keys made sure an autoscaled llm-d model has a Prometheus.
+  const autoscaling =
+    entry.autoscaling && config.prometheus
+      ? planAutoscaling({
+          slug,
+          namespace: names.namespace,
+          settings: entry.autoscaling,
+          prometheus: config.prometheus,
+          targets: [{ role: 'decode', deployment: names.modelServer }],
+          modelServer: { podLabels, metricsPort: server.port, monitoredByChart: false },
+          epp: null,
+        })
+      : null;
   const weights = storage ? serverWeights(storage) : null;
   const modelServer = modelServerDeployment({
     name: names.modelServer,
@@ -93,6 +132,8 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
     pullSecret,
     storage: storage && weights ? { pvc: storage.pvc, ref: sourceRef(storage), weights } : null,
     readyTimeoutSeconds: readyTimeout.seconds,
+    // The autoscaler owns replicas: the Deployment starts with the first count (the component leaves spec.replicas to KEDA).
+    ...(autoscaling && { replicas: autoscaling.initialReplicas }),
   });
 
   const gatewayConfig = config.modelGateway ?? { routeNamespaces: 'Same' as const, accessLogging: true };
@@ -139,7 +180,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
       decodeDeployment: names.modelServer,
       prefillDeployment: '',
       serviceAccount: 'default',
-      decodeReplicas: server.replicas,
+      decodeReplicas: autoscaling ? autoscaling.initialReplicas : server.replicas,
       prefillReplicas: 0,
       podLabels,
       servedModelName: server.servedModelName,
@@ -154,6 +195,8 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
     readyTimeout,
     pullSecret,
     images,
+    autoscaling,
+    access,
     origins: {
       modelServer: `the Deployment ${names.modelServer} (the model server)`,
       epp: `the ${names.release} release (${chartLabel})`,

@@ -203,6 +203,8 @@ export interface ModelServerInput {
   /** The weights volume (with a modelSource): claim, and what the pull Job wrote. */
   readonly storage: { readonly pvc: string; readonly ref: string; readonly weights: ServerWeights } | null;
   readonly readyTimeoutSeconds: number;
+  /** Replicas to start with, when an autoscaler owns the count (else the values file's `replicas`). */
+  readonly replicas?: number;
 }
 
 /**
@@ -250,7 +252,7 @@ export function modelServerDeployment(input: ModelServerInput): Record<string, u
       annotations: { [PULUMI_TIMEOUT_ANNOTATION]: String(input.readyTimeoutSeconds) },
     },
     spec: {
-      replicas: server.replicas,
+      replicas: input.replicas ?? server.replicas,
       selector: { matchLabels: { ...input.podLabels } },
       template: {
         metadata: { labels: { ...input.podLabels }, ...(Object.keys(annotations).length > 0 && { annotations }) },
