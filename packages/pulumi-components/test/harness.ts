@@ -89,8 +89,8 @@ export async function record(program: () => unknown, stack = STACK): Promise<Rec
   return new Recording(await recordUnderMocks(program, { project: PROJECT, stack }));
 }
 
-/** The plan of an example stack of apps/app-serving (`example`, `cloud`, `kind`). */
-export function examplePlan(stack: 'example' | 'cloud' | 'kind'): DeploymentPlan {
+/** The plan of an example stack of apps/app-serving (`example`, `cloud`, `kind`, `current`: the example on 2026-08). */
+export function examplePlan(stack: 'example' | 'cloud' | 'kind' | 'current'): DeploymentPlan {
   return planDeployment(loadStackFile(join(APP_DIR, `Pulumi.${stack}.yaml`)), MODELS_DIR);
 }
 

@@ -1,6 +1,7 @@
 import { Gateway } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/Gateway';
 import { GatewayClass } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/GatewayClass';
 import { HTTPRoute } from '@kubernetes-models/gateway-api/gateway.networking.k8s.io/v1/HTTPRoute';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { PersistentVolume } from 'kubernetes-models/v1/PersistentVolume';
@@ -28,6 +29,7 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
   'v1/PersistentVolume': PersistentVolume,
   'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'batch/v1/Job': Job,
+  'apps/v1/Deployment': Deployment,
   'gateway.networking.k8s.io/v1/HTTPRoute': HTTPRoute,
   'gateway.networking.k8s.io/v1/Gateway': Gateway,
   'gateway.networking.k8s.io/v1/GatewayClass': GatewayClass,

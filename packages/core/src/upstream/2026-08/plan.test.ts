@@ -272,3 +272,45 @@ describe('the model folder on the 2026-08 set: every problem at its file, line a
     ]);
   });
 });
+
+describe('autoscaling and access on the 2026-08 set', () => {
+  const SERVER = { 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n' };
+  const stack = (entry: string, extra = '') =>
+    `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n  app-serving:prometheus:\n    address: http://prom.monitoring.svc:9090\n${extra}  app-serving:apiKeys:\n    team:\n      secure: v1:AAAA:BBBB\n  app-serving:models:\n    generative:\n      - name: M\n${entry}`;
+  const planWith = (entry: string, extra = '', files: Record<string, string> = SERVER) => {
+    const dir = tempRepo({ 'P.yaml': stack(entry, extra), ...files });
+    return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
+  };
+
+  it('KEDA scales the model-server Deployment on vLLM\'s queue; the Deployment starts at the first count', () => {
+    const m = router(planWith('        autoscaling:\n          minReplicas: 2\n          maxReplicas: 6\n')().models[0]);
+    expect(m.autoscaling?.targets.map((t) => [t.role, t.deployment, t.scaledObject])).toEqual([['decode', 'server-m', 'server-m']]);
+    expect(m.autoscaling?.objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['PodMonitor/m-model-server', 'ScaledObject/server-m', 'ConfigMap/m-dashboard']);
+    expect((m.manifests.modelServer as any).spec.replicas).toBe(2);
+    expect(m.modelServer.decodeReplicas).toBe(2);
+  });
+
+  it("refuses the EPP signals (the Router's EPP metrics are not read yet) and a replica count in the server's values", () => {
+    const issues = issuesOf(
+      planWith('        autoscaling:\n          maxReplicas: 4\n          signal: epp-queue\n', '', { 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\nreplicas: 2\n' }),
+    );
+    expect(issues.map((i) => [i.path, i.message])).toEqual(
+      expect.arrayContaining([
+        ['models.generative[0].autoscaling.signal', expect.stringMatching(/the llm-d Router's EPP exports its own/)],
+        ['replicas', expect.stringMatching(/the autoscaler owns replicas/)],
+      ]),
+    );
+  });
+
+  it('enforces access on the Istio gateway; refuses it in standalone mode and behind agentgateway, at the key', () => {
+    const entry = '        access:\n          apiKeys: [team]\n';
+    expect(router(planWith(entry)().models[0]).access).toMatchObject({ mode: 'apiKeys', apiKeys: ['team'] });
+    for (const [router, why] of [
+      ['  app-serving:router:\n    mode: standalone\n', /in standalone mode/],
+      ['  app-serving:router:\n    gatewayClass: agentgateway\n', /behind an agentgateway Gateway/],
+    ] as const) {
+      const issues = issuesOf(planWith(entry, router));
+      expect(issues.map((i) => [i.path, i.message])).toEqual([['models.generative[0].access', expect.stringMatching(why)]]);
+    }
+  });
+});
