@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyPatches, isStackError, loadStackFile, planDeployment, type LlmdModelPlan, type StackError } from '@app-serving/core';
+import { applyPatches, isStackError, loadStackFile, modelReleases, planDeployment, type LlmdModelPlan, type StackError } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
@@ -17,7 +17,6 @@ import {
   tryApply,
   waitFor,
   type KubeObject,
-  type PlannedRelease,
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,17 +120,6 @@ describe('replicas and scaling, from a values file to the API server', () => {
   });
 });
 
-/** The Helm releases of an llm-d model, as the plan gives them to the charts. */
-function releasesOf(model: LlmdModelPlan): PlannedRelease[] {
-  return (['infra', 'gaie', 'modelService'] as const).map((key) => ({
-    chart: model.charts[key],
-    release: model.releases[key],
-    namespace: model.namespace,
-    values: model.values[key],
-    patches: model.patches[key],
-  }));
-}
-
 /**
  * The cloud example on nodes shaped the way Pulumi.cloud.yaml expects: a GPU pool labelled
  * `cloud.google.com/gke-accelerator: nvidia-l4` and tainted `nvidia.com/gpu:NoSchedule`, and CPU
@@ -152,7 +140,7 @@ describe('the cloud example on a simulated GKE-like cluster', () => {
     await ensureNamespaces(cluster, objects);
     await applyObjects(cluster, objects.filter((o) => o.kind !== 'Namespace'));
     const models = plan.models as LlmdModelPlan[];
-    const charts = await renderReleases(models.flatMap(releasesOf), { applyPatches, apiVersions: await clusterApiVersions(cluster) });
+    const charts = await renderReleases(models.flatMap(modelReleases), { applyPatches, apiVersions: await clusterApiVersions(cluster) });
     await applyObjects(cluster, charts);
     for (const m of models) await istioGatewayStandIn(cluster, m.namespace, m.gateway.name);
     const placed: Record<string, string> = {};

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { applyPatches, UPSTREAMS, type Upstream } from '@app-serving/core';
+import { applyPatches, modelReleases, UPSTREAMS, type Upstream } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
@@ -15,7 +15,7 @@ import {
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_DIR, clusterShape, deployedProblems, exampleStacks, helmReleases, removeStack, standInControllers, stackUnderTest } from '../test/deploy/support.ts';
+import { APP_DIR, clusterShape, deployedProblems, exampleStacks, removeStack, standInControllers, stackUnderTest } from '../test/deploy/support.ts';
 
 /**
  * Every example stack on each set of upstream versions, without Pulumi: the stack is planned on the
@@ -54,7 +54,7 @@ for (const upstream of UPSTREAMS) {
       const prefix = nodePrefix(upstream, stack.name);
       await createNodes(cluster, clusterShape(plan, prefix));
       const objects = renderedManifests((await renderStack(plan, { homeDir: '/home/user' })).resources);
-      const charts = await renderReleases(plan.models.flatMap(helmReleases), { applyPatches, apiVersions: await clusterApiVersions(cluster) });
+      const charts = await renderReleases(plan.models.flatMap(modelReleases), { applyPatches, apiVersions: await clusterApiVersions(cluster) });
       await ensureNamespaces(cluster, [...objects, ...charts]);
       await applyObjects(cluster, [...objects, ...charts].filter((o) => o.kind !== 'Namespace'));
       await standInControllers(cluster, plan);

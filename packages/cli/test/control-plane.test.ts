@@ -1,17 +1,20 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadStackFile, planDeployment, type LlmdModelPlan } from '@app-serving/core';
+import { applyPatches, loadStackFile, modelReleases, planDeployment, type LlmdModelPlan } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
+  clusterApiVersions,
   createNodes,
   forwardPodPort,
   list,
-  modelStandIns,
   OUTCOME_ANNOTATION,
   podFileSystem,
+  publishedChart,
   renderedManifests,
+  renderReleases,
   ensureNamespaces,
+  istioGatewayStandIn,
   startCluster,
   waitFor,
   type KubeObject,
@@ -26,8 +29,8 @@ import { cli, REPO_ROOT } from './run-cli.ts';
  * The example stack (on-prem RKE2, Harbor, a generative and an embedding model) deployed into a real
  * control plane whose nodes are kwok's: the plain objects `render` produces are applied for real,
  * the scheduler places every pod, the Job controller runs the pull Jobs, the EndpointSlice controller
- * fills the Services. What the charts and Istio would create is stood in for (test-cluster
- * stand-ins.ts) from the very values we hand the charts. Then `app-serving verify --kubeconfig` runs
+ * fills the Services. What the charts create is rendered by real Helm from the published chart
+ * packages with the very values and patches the plan hands them. Then `app-serving verify --kubeconfig` runs
  * through the API server: pods and Jobs from their real status, the weights marker by exec, and
  * chat/completions/embeddings through the API server's port-forward to a local OpenAI server.
  */
@@ -57,6 +60,18 @@ afterAll(async () => cluster?.stop());
 
 async function renderedObjects(): Promise<KubeObject[]> {
   return renderedManifests((await renderStack(plan, { homeDir: '/home/user' })).resources);
+}
+
+/**
+ * The model's Helm releases as real Helm renders them from the published packages, with the plan's
+ * values (or `values`, to break one) and post-render patches
+ * (`only`: the releases, by chart key).
+ */
+async function chartObjects(model: LlmdModelPlan, only: readonly string[], values: Record<string, unknown> = {}): Promise<KubeObject[]> {
+  const releases = modelReleases(model)
+    .filter((r) => only.includes(r.key))
+    .map((r) => ({ ...r, chart: { chart: publishedChart(r.chart.chart, r.chart.version)!, version: r.chart.version }, values: values[r.key] ?? r.values }));
+  return renderReleases(releases, { applyPatches, apiVersions: await clusterApiVersions(cluster) });
 }
 
 async function readyPods(namespace: string): Promise<any[]> {
@@ -109,8 +124,15 @@ describe('the example stack on a simulated on-prem cluster', () => {
   }, 120_000);
 
   it('places the model servers by the values we give the charts, and the embeddings Service gets endpoints', async () => {
-    await applyObjects(cluster, [...modelStandIns(generative), ...modelStandIns(embedder)]);
-    for (const model of models) await waitFor(cluster, `/apis/apps/v1/namespaces/${model.namespace}/deployments/${model.modelServer.decodeDeployment}`, (d) => d.status?.readyReplicas >= 1);
+    // Every object the three charts render, and Istio's gateway as its controller makes it from the chart's Gateway.
+    const ALL = ['infra', 'gaie', 'modelService'];
+    await applyObjects(cluster, [...(await chartObjects(generative, ALL)), ...(await chartObjects(embedder, ALL))]);
+    for (const model of models) await istioGatewayStandIn(cluster, model.namespace, model.gateway.name);
+    for (const model of models) {
+      for (const d of await list(cluster, `/apis/apps/v1/namespaces/${model.namespace}/deployments`)) {
+        await waitFor(cluster, `/apis/apps/v1/namespaces/${model.namespace}/deployments/${d.metadata.name}`, (x) => x.status?.readyReplicas >= 1);
+      }
+    }
     const [decode] = await list(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`);
     expect(decode.spec.nodeName).toMatch(/^gpu-node-/);
     const [embed] = await list(cluster, `/api/v1/namespaces/${embedder.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`);
@@ -150,10 +172,13 @@ describe('the example stack on a simulated on-prem cluster', () => {
     await cluster.request('DELETE', `/apis/apps/v1/namespaces/${embedder.namespace}/deployments/${embedder.modelServer.decodeDeployment}?propagationPolicy=Foreground`);
     const job = (await renderedObjects()).find((o) => o.kind === 'Job' && o.metadata.namespace === embedder.namespace) as any;
     await cluster.request('DELETE', `/apis/batch/v1/namespaces/${embedder.namespace}/jobs/${job.metadata.name}?propagationPolicy=Foreground`);
-    await waitFor(cluster, `/api/v1/namespaces/${embedder.namespace}/pods`, (l) => l.items.length === 0);
+    // The decode and pull Job pods gone (the EPP's and the gateway's stay).
+    await waitFor(cluster, `/api/v1/namespaces/${embedder.namespace}/pods`, (l) => !l.items.some((p: any) => p.metadata.labels?.['llm-d.ai/role'] === 'decode' || p.metadata.labels?.['job-name']));
     job.spec.template.metadata = { ...job.spec.template.metadata, annotations: { ...job.spec.template.metadata?.annotations, [OUTCOME_ANNOTATION]: 'fail' } };
     job.spec.backoffLimit = 0;
-    await applyObjects(cluster, [job, modelStandIns(generative, { decode: noToleration })[0]!]);
+    const decode = (await chartObjects(generative, ['modelService'], { modelService: { ...(generative.values.modelService as any), decode: noToleration } })).filter((o) => o.kind === 'Deployment' && o.metadata.name === generative.modelServer.decodeDeployment);
+    expect(decode).toHaveLength(1);
+    await applyObjects(cluster, [job, ...decode]);
     await waitFor(cluster, `/apis/batch/v1/namespaces/${embedder.namespace}/jobs/${job.metadata.name}`, (j) => j.status?.failed >= 1);
     await waitFor(cluster, `/api/v1/namespaces/${generative.namespace}/pods?labelSelector=llm-d.ai%2Frole%3Ddecode`, (l) => l.items.some((p: any) => p.status?.conditions?.some((c: any) => c.reason === 'Unschedulable')));
 

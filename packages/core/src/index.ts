@@ -147,8 +147,8 @@ export { chartRefProblem, chartRefs, isLocalChart, localChartPath, readLocalChar
 export type { ChartRefProblem, LocalChart } from './charts.ts';
 
 // The plan
-export { planDeployment, expandHome, withModelFolderIssues } from './plan.ts';
-export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, LlmdModelPlanBase, AnyLlmdModelPlan, PlanOptions } from './plan.ts';
+export { planDeployment, expandHome, withModelFolderIssues, modelReleases } from './plan.ts';
+export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, LlmdModelPlanBase, AnyLlmdModelPlan, PlanOptions, ModelRelease } from './plan.ts';
 
 // Sets of upstream versions (2026-02: the seed's pins; 2026-08: the llm-d Router, KServe v0.20)
 export { UPSTREAM_SETS, upstreamSetOf, migrationCommand } from './upstream/sets.ts';

@@ -352,3 +352,34 @@ function checkNamespaces(config: StackConfig, models: readonly ModelPlan[], list
 function indexOf(config: StackConfig, model: ModelPlan): number {
   return config.models[model.category].findIndex((e) => e.enabled && e.name === model.name);
 }
+
+/** One Helm release of a model: what `helm template` / the provider's Chart is given. */
+export interface ModelRelease {
+  /** The chart key (`charts.<key>` in the stack file). */
+  readonly key: string;
+  readonly release: string;
+  readonly chart: ChartRef;
+  readonly namespace: string;
+  readonly values: Values;
+  readonly patches: readonly PostRenderPatch[];
+}
+
+/**
+ * The Helm releases of a model, in the order they are installed: on 2026-02 llm-d-infra, GAIE and
+ * llm-d-modelservice; on 2026-08 the Router chart of the stack's mode; none for KServe.
+ */
+export function modelReleases(model: ModelPlan): ModelRelease[] {
+  if (model.platform !== 'llm-d') return [];
+  if (model.upstream === '2026-08') {
+    const { router } = model;
+    return [{ key: router.mode === 'gateway' ? 'routerGateway' : 'routerStandalone', release: router.release, chart: router.chart, namespace: model.namespace, values: router.values, patches: router.patches }];
+  }
+  return (['infra', 'gaie', 'modelService'] as const).map((key) => ({
+    key,
+    release: model.releases[key],
+    chart: model.charts[key],
+    namespace: model.namespace,
+    values: model.values[key],
+    patches: model.patches[key],
+  }));
+}

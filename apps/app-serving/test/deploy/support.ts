@@ -36,7 +36,6 @@ import {
   waitFor,
   type KubeObject,
   type NodeSpec,
-  type PlannedRelease,
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { parse, stringify } from 'yaml';
@@ -349,21 +348,6 @@ export async function standInControllers(cluster: TestCluster, plan: DeploymentP
   for (const d of standIns.filter((o) => o.kind === 'Deployment')) {
     await waitFor(cluster, `/apis/apps/v1/namespaces/${d.metadata.namespace}/deployments/${d.metadata.name}`, (o) => o.status?.readyReplicas >= (o.spec.replicas ?? 1) && o.status?.updatedReplicas >= (o.spec.replicas ?? 1), 120_000);
   }
-}
-
-/** The Helm releases of an llm-d model as the plan hands them to the charts (none for KServe). */
-export function helmReleases(model: ModelPlan): PlannedRelease[] {
-  if (model.platform !== 'llm-d') return [];
-  if (model.upstream === '2026-08') {
-    return [{ chart: model.router.chart, release: model.router.release, namespace: model.namespace, values: model.router.values, patches: model.router.patches }];
-  }
-  return (['infra', 'gaie', 'modelService'] as const).map((key) => ({
-    chart: model.charts[key],
-    release: model.releases[key],
-    namespace: model.namespace,
-    values: model.values[key],
-    patches: model.patches[key],
-  }));
 }
 
 /** Deletes what a stack put in the cluster (its namespaces, their PVs, its nodes) and waits until the namespaces are gone. */
