@@ -72,6 +72,8 @@ export type {
 } from './config/types.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
+export { editStackText } from './config/edit.ts';
+export type { StackEdit, EditedStack } from './config/edit.ts';
 
 // Discovery
 export { discoverModels, collectModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
@@ -90,6 +92,7 @@ export { nodeAffinityFor, gpuToleration } from './values/scheduling.ts';
 export type { Toleration, NodeAffinity } from './values/scheduling.ts';
 export {
   MODELSERVICE_DEFAULTS,
+  MODELSERVICE_ACCELERATORS,
   GAIE_DEFAULTS,
   INFRA_DEFAULTS,
   MODELSERVICE_STRICT,
@@ -131,6 +134,8 @@ export type { ServerValues, ServerWeights, ModelServerInput } from './upstream/2
 export { gatewayManifest, gatewayParametersManifest } from './upstream/2026-08/gateway.ts';
 export type { GatewayInput } from './upstream/2026-08/gateway.ts';
 export { routerValues, routerEppImage } from './upstream/2026-08/router.ts';
+export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COMMENT } from './upstream/migrate.ts';
+export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
 export { KSERVE_RELEASES, KSERVE_V0_18, KSERVE_V0_20 } from './kserve/releases.ts';
 export type { KserveRelease } from './kserve/releases.ts';
 export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
