@@ -93,7 +93,7 @@ describe('facts of the docs', () => {
     const node = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node.replace('>=', '');
     expect(readme).toContain(`Node ≥ ${node}`);
     // The newest `go` directive of the Go modules the tests build.
-    const goMods = ['tools/test-cluster/go/go.mod', 'tools/test-cluster/go-etcd/go.mod', 'tools/pulumi-sdkgen/go.mod'];
+    const goMods = ['tools/test-cluster/go/go.mod', 'tools/test-cluster/go-etcd/go.mod', 'tools/pulumi/go.mod'];
     const minors = goMods.map((f) => Number(/^go 1\.(\d+)/m.exec(read(f))![1]));
     expect(readme).toContain(`Go ≥ 1.${Math.max(...minors)}`);
     expect(readme).toMatch(/Python 3 with `venv`/);
