@@ -195,6 +195,7 @@ export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions
 export { diffDeployments, describeObject } from './diff/deployment.ts';
+export { resourceIdentity, TYPE_ALIASES } from './diff/identity.ts';
 export type {
   DeploymentDiff,
   DiffOptions,

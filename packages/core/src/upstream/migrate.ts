@@ -108,7 +108,7 @@ export function migrateLlmdModel(input: MigrateModelInput): ModelMigration {
       folder: `server-${model.slug}`,
       values: server,
       text: fileText(server, [
-        `The model server of ${model.entry.name} on the 2026-08 set (a Deployment app-serving creates; keys: docs/upgrading.md),`,
+        `The model server of ${model.entry.name} on the 2026-08 set (a Deployment app-serving creates; its keys: docs/configuration.md),`,
         `converted by \`app-serving migrate\` from ${folderOf(model.values.modelService!)}.`,
         ...notCarriedLines(warnings, model.values.modelService!),
       ]),
