@@ -639,8 +639,10 @@ export function planStackMigration(input: StackMigrationInput): StackMigration {
       }
     }
   } else {
-    edits.push({ kind: 'set-stack', key: 'upstream', value: to, comment: UPSTREAM_COMMENT });
-    changes.push(`upstream: ${to}${config.upstream !== undefined ? ` (was ${config.upstream})` : ''}`);
+    if (config.upstream !== to) {
+      edits.push({ kind: 'set-stack', key: 'upstream', value: to, comment: UPSTREAM_COMMENT });
+      changes.push(`upstream: ${to}${config.upstream !== undefined ? ` (was ${config.upstream})` : ''}`);
+    }
     for (const { category, index, entry } of moving) {
       if (entry.upstream !== undefined) {
         edits.push({ kind: 'delete-model', category, index, key: 'upstream' });
