@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, cli, fixtureRepo } from '../test/run-cli.ts';
@@ -55,6 +55,14 @@ describe('migrate', { timeout: 120_000 }, () => {
 
     const again = await cli(['migrate', '--stack', STACK, '--to', '2026-08'], { cwd: dir });
     expect(again).toMatchObject({ code: 1, stdout: `${STACK}:9: upstream: the stack is on 2026-08 already (every enabled model): nothing to migrate\n` });
+  });
+
+  it('keeps the stack file\'s mode (a stack kept private stays private)', async () => {
+    const dir = exampleRepo();
+    chmodSync(join(dir, STACK), 0o600);
+    expect((await cli(['migrate', '--stack', STACK, '--to', '2026-08'], { cwd: dir })).code).toBe(0);
+    expect(statSync(join(dir, STACK)).mode & 0o777).toBe(0o600);
+    expect(readdirSync(join(dir, 'apps/app-serving'))).toEqual(['Pulumi.example.yaml']);
   });
 
   it('--dry-run prints the stack change and every file it would write, and writes nothing', async () => {

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import {
   CURRENT_UPSTREAM,
@@ -164,15 +164,20 @@ function write(stackFile: string, stackText: string, files: readonly Written[]):
   }
 }
 
-/** The stack file, replaced in one step (a temporary file renamed over it), unless it is a link: then written through it. */
+/**
+ * The stack file, replaced in one step (a temporary file renamed over it) with the mode it had (a
+ * stack file kept private stays so), unless it is a link: then written through it.
+ */
 function writeStack(file: string, text: string): void {
   if (lstatSync(file).isSymbolicLink()) {
     writeFileSync(file, text);
     return;
   }
+  const mode = statSync(file).mode & 0o7777;
   const temporary = join(dirname(file), `.${basename(file)}.app-serving-migrate`);
-  writeFileSync(temporary, text, { flag: 'wx' });
+  writeFileSync(temporary, text, { flag: 'wx', mode });
   try {
+    chmodSync(temporary, mode);
     renameSync(temporary, file);
   } catch (error) {
     rmSync(temporary, { force: true });
