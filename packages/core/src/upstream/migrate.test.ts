@@ -404,6 +404,13 @@ describe('which models move, and the stack keys that say so', () => {
     expect(after.models[0]).toMatchObject({ platform: 'kserve', upstream: '2026-08', apiVersion: 'serving.kserve.io/v1alpha2' });
   });
 
+  it('says which chart to mirror when the stack points the 2026-02 charts at a mirror', () => {
+    const stack = `config:\n  app-serving:cloudProvider: cloud\n  app-serving:charts:\n    gaie:\n      chart: oci://harbor.local/charts/inferencepool\n      version: v1.2.0\n  app-serving:models:\n    generative:\n      - name: A\n        enabled: true\n`;
+    const dir = tempRepo({ 'Pulumi.s.yaml': stack, ...model('A', 'a') });
+    const { migration } = migrationOf(join(dir, 'Pulumi.s.yaml'), join(dir, 'models'));
+    expect(migration.notes).toContain('charts.gaie is for the 2026-02 charts; the models that move use oci://ghcr.io/llm-d/charts/llm-d-router-gateway v0.10.0: mirror it like the others and set charts.routerGateway to the mirror');
+  });
+
   it('the edited stack parses to the same config plus the new key (a stack written with bare keys gets a bare key)', () => {
     const stack = 'config:\n  cloudProvider: cloud\n  models:\n    generative:\n      - name: A\n        enabled: true\n';
     const dir = tempRepo({ 'Pulumi.s.yaml': stack, ...model('A', 'a') });

@@ -12,7 +12,7 @@ import { GAIE_DEFAULTS, MODELSERVICE_ACCELERATORS, MODELSERVICE_DEFAULTS } from 
 import { EPP_CONNECTION_POOL, MODEL_REF_ANNOTATION } from '../values/llmd.ts';
 import { deepEqual, effectiveValues, getPath, isValuesMap, type Values } from '../values/merge.ts';
 import { gpuToleration, type Toleration } from '../values/scheduling.ts';
-import { ROUTER_EPP_IMAGE, VLLM_IMAGE } from './2026-08/facts.ts';
+import { ROUTER_CHARTS, ROUTER_EPP_IMAGE, VLLM_IMAGE } from './2026-08/facts.ts';
 import { serverWeights } from './2026-08/server.ts';
 import { CURRENT_UPSTREAM, modelUpstream } from './select.ts';
 
@@ -690,6 +690,14 @@ export function planStackMigration(input: StackMigrationInput): StackMigration {
   if (models.length > 0 || kept.some((k) => k.reason.includes('server-*'))) {
     if (config.router === undefined) notes.push(`the llm-d Router runs in gateway mode with an Istio Gateway per model (what the stack had); set app-serving:router (mode: standalone, or gatewayClass: agentgateway) to change that (docs/upgrading.md)`);
     if (config.modelGateway?.accessLogging !== false && settings.mode === 'gateway') notes.push("the gateway's access logs (llm-d-infra's Istio Telemetry on 2026-02) are Istio's own setting on 2026-08 (meshConfig.accessLogFile)");
+    const oldCharts = (['infra', 'gaie', 'modelService'] as const).filter((key) => config.charts?.[key] !== undefined);
+    if (oldCharts.length > 0) {
+      const key = settings.mode === 'gateway' ? 'routerGateway' : 'routerStandalone';
+      const chart = ROUTER_CHARTS[key];
+      notes.push(
+        `charts.${oldCharts.join(', charts.')} ${oldCharts.length === 1 ? 'is' : 'are'} for the 2026-02 charts; the models that move use ${chart.chart} ${chart.version}: mirror it like the others and set charts.${key} to the mirror`,
+      );
+    }
   }
   return { stackText: edited.text, rewritten: edited.rewritten, changes, models, kept, notes };
 }
