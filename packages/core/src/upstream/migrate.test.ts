@@ -181,8 +181,14 @@ describe('migrate the kind and cloud stacks', () => {
   it('the cloud model downloads from the Hub as before (model: the hf:// id), on upstream vLLM', () => {
     const { file, modelsDir } = copyOfExample('cloud');
     const { migration } = migrationOf(file, modelsDir);
-    expect(fileOf(migration, 'Qwen3-0.6B', 'server')).toMatchObject({ image: VLLM_IMAGE, model: 'Qwen/Qwen3-0.6B', servedModelName: 'Qwen/Qwen3-0.6B', port: 8000 });
-    expect(substance(fileOf(migration, 'Qwen3-0.6B', 'server'))).toEqual(substance(handWritten('generative', 'Qwen3-0.6B', 'server')));
+    const server = fileOf(migration, 'Qwen3-0.6B', 'server')!;
+    expect(server).toMatchObject({ image: VLLM_IMAGE, model: 'Qwen/Qwen3-0.6B', servedModelName: 'Qwen/Qwen3-0.6B', port: 8000 });
+    // The chart downloaded into an emptyDir of modelArtifacts.size at /model-cache (HF_HOME): kept, so
+    // that the weights outlive a container restart; the hand-written folder downloads into the container.
+    expect(server).toMatchObject({ container: { volumeMounts: [{ name: 'model-storage', mountPath: '/model-cache' }] }, pod: { volumes: [{ name: 'model-storage', emptyDir: { sizeLimit: '10Gi' } }] } });
+    const withoutHome = (values: Values | undefined) => ({ ...substance(values), env: (substance(values).env as Values[]).filter((e) => e.name !== 'HF_HOME') });
+    expect((server.env as Values[]).find((e) => e.name === 'HF_HOME')).toEqual({ name: 'HF_HOME', value: '/model-cache' });
+    expect(withoutHome(server)).toEqual(withoutHome(handWritten('generative', 'Qwen3-0.6B', 'server')));
   });
 });
 

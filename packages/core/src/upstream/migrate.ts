@@ -216,6 +216,11 @@ function serverValuesFrom({ model, plan, toleration }: MigrateModelInput, warnin
   for (const e of MODELSERVICE_ACCELERATORS.env[accelerator] ?? []) addEnv({ ...e });
   const secret = getPath(effective, ['modelArtifacts', 'authSecretName']);
   if (typeof secret === 'string' && secret !== '') addEnv({ name: 'HF_TOKEN', valueFrom: { secretKeyRef: { name: secret, key: 'HF_TOKEN' } } });
+  // An hf:// model the chart downloaded into an emptyDir at the mount path (HF_HOME there): the same
+  // volume, so that the weights outlive a restart of the container as before.
+  const hubDownload = !storage && c.mountModelVolume === true && String(getPath(ms, ['modelArtifacts', 'uri']) ?? '').startsWith('hf://');
+  const mountPath = String(getPath(effective, ['modelArtifacts', 'mountPath']));
+  if (hubDownload) addEnv({ name: 'HF_HOME', value: mountPath });
   // vLLM v0.20 and later need USER set (torch 2.11); llm-d's model-server recipes set it (as the example model folders do).
   if (newImage !== image && !env.some((e) => e.name === 'USER')) env.push({ name: 'USER', value: 'llm-d' });
   if (env.length > 0) out.env = env;
@@ -247,10 +252,15 @@ function serverValuesFrom({ model, plan, toleration }: MigrateModelInput, warnin
   const known = new Set([...CONTAINER_OWN, ...PROBES, ...CONTAINER_FIELDS, 'modelCommand', 'mountModelVolume', 'extraConfig']);
   for (const key of Object.keys(c)) if (!known.has(key)) lost(['decode', 'containers', 0, key], 'llm-d-modelservice read it; the model server has no such key');
   containers.slice(1).forEach((other, i) => lost(['decode', 'containers', i + 1], `the model server's pod has one container, the server (${String(other.name ?? 'this one')} was a second one): run it as a native sidecar in pod.initContainers (restartPolicy: Always)`));
+  const size = getPath(ms, ['modelArtifacts', 'size']);
+  const pod: Values = {};
+  if (hubDownload) {
+    container.volumeMounts = [...((container.volumeMounts as Values[] | undefined) ?? []), { name: 'model-storage', mountPath }];
+    pod.volumes = [{ name: 'model-storage', emptyDir: typeof size === 'string' || typeof size === 'number' ? { sizeLimit: String(size) } : {} }];
+  }
   if (Object.keys(container).length > 0) out.container = container;
 
   // Pod fields.
-  const pod: Values = {};
   const podAnnotations: Record<string, string> = {};
   const podExtra = isValuesMap(decode.extraConfig) ? decode.extraConfig : {};
   for (const [key, value] of Object.entries(podExtra)) {
@@ -268,7 +278,7 @@ function serverValuesFrom({ model, plan, toleration }: MigrateModelInput, warnin
     if (value === undefined || (key === 'priorityClassName' && typeof value === 'string' && value.toLowerCase() === 'none')) continue;
     if (key === 'volumes' && Array.isArray(value) && value.length === 0) continue;
     if (key === 'initContainers' && Array.isArray(value) && value.length === 0) continue;
-    pod[field] = value;
+    pod[field] = field === 'volumes' && Array.isArray(pod.volumes) ? [...(value as Values[]), ...(pod.volumes as Values[])] : value;
   }
   const serviceAccount = getPath(effective, ['serviceAccountOverride']);
   if (typeof serviceAccount === 'string' && serviceAccount !== '') pod.serviceAccountName = serviceAccount;
