@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { upstreamPath } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +11,8 @@ describe('help, version and usage errors', () => {
   it('prints help for the program and every command', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    for (const command of ['validate', 'plan', 'render', 'diff', 'images', 'new-model', 'verify']) expect(help.stdout).toContain(command);
-    for (const command of ['validate', 'plan', 'render', 'diff', 'images', 'new-model', 'verify']) {
+    for (const command of ['validate', 'plan', 'render', 'diff', 'images', 'new-model', 'migrate', 'verify']) expect(help.stdout).toContain(command);
+    for (const command of ['validate', 'plan', 'render', 'diff', 'images', 'new-model', 'migrate', 'verify']) {
       const result = await cli([command, '--help']);
       expect(result.code, command).toBe(0);
       expect(result.stdout).toContain(`Usage: app-serving ${command}`);
@@ -46,16 +46,49 @@ describe('help, version and usage errors', () => {
 });
 
 describe('validate', () => {
-  it('accepts the built-in example stack (the default)', async () => {
+  it('accepts the built-in example stack (the default), saying once that it is on the superseded set and how to move', async () => {
     const result = await cli(['validate']);
-    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.code).toBe(0);
     expect(result.stdout).toBe('ok apps/app-serving/Pulumi.example.yaml: 2 models (generative/Qwen3-0.6B-rke2, embedder/bge-small-en-v1.5-rke2)\n');
+    expect(result.stderr).toBe(
+      'warning: apps/app-serving/Pulumi.example.yaml:21: models: Qwen3-0.6B-rke2 and bge-small-en-v1.5-rke2 are deployed with the 2026-02 set (llm-d-infra v1.3.10, GAIE inferencepool v1.2.0 and llm-d-modelservice v0.4.12; KServe v0.18), which upstream has superseded (a stack without `upstream` stays on it): see docs/upgrading.md, and move with `app-serving migrate --stack apps/app-serving/Pulumi.example.yaml --to 2026-08`\n',
+    );
   });
 
-  it.each(['example', 'cloud', 'kind', 'kserve'])('accepts Pulumi.%s.yaml, with --json', async (stack) => {
+  it.each(['example', 'cloud', 'kind', 'kserve'])('accepts Pulumi.%s.yaml, with --json: one warning, that the stack is on the superseded set', async (stack) => {
     const result = await cli(['validate', '--stack', `apps/app-serving/Pulumi.${stack}.yaml`, '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ ok: true, issues: [], warnings: [] });
+    const json = JSON.parse(result.stdout) as { ok: boolean; issues: unknown[]; warnings: { code: string; message: string }[] };
+    expect(json).toMatchObject({ ok: true, issues: [] });
+    expect(json.warnings.map((w) => w.code)).toEqual(['warning.upstream-superseded']);
+    expect(json.warnings[0]!.message).toContain(`move with \`app-serving migrate --stack apps/app-serving/Pulumi.${stack}.yaml --to 2026-08\``);
+  });
+
+  it('accepts Pulumi.current.yaml (the example on the current set) with no warning', async () => {
+    const result = await cli(['validate', '--stack', 'apps/app-serving/Pulumi.current.yaml', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, stack: 'apps/app-serving/Pulumi.current.yaml', models: ['Qwen3-0.6B-rke2', 'bge-small-en-v1.5-rke2'], issues: [], warnings: [] });
+  });
+
+  it('the migrate command the superseded warning names exists: run on a copy of the stack, it moves it, and validate no longer warns', async () => {
+    const dir = fixtureRepo({ 'Pulumi.kind.yaml': readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.kind.yaml'), 'utf8') });
+    for (const [category, name] of [
+      ['generative', 'Sim'],
+      ['embedder', 'SimEmbeddings'],
+    ] as const) {
+      for (const folder of readdirSync(join(REPO_ROOT, 'models', category, name)).filter((f) => /^(gaie|ms)-/.test(f))) {
+        const to = join(dir, 'models', category, name, folder);
+        mkdirSync(to, { recursive: true });
+        writeFileSync(join(to, 'values.yaml'), readFileSync(join(REPO_ROOT, 'models', category, name, folder, 'values.yaml')));
+      }
+    }
+    const before = JSON.parse((await cli(['validate', '--stack', 'Pulumi.kind.yaml', '--json'], { cwd: dir })).stdout) as { warnings: { code: string; message: string }[] };
+    const named = /`app-serving (migrate [^`]+)`/.exec(before.warnings.find((w) => w.code === 'warning.upstream-superseded')!.message)![1]!;
+    expect(named).toBe('migrate --stack Pulumi.kind.yaml --to 2026-08');
+    const migrated = await cli(named.split(' '), { cwd: dir });
+    expect(migrated.code).toBe(0);
+    const after = await cli(['validate', '--stack', 'Pulumi.kind.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(after.stdout)).toMatchObject({ ok: true, issues: [], warnings: [] });
   });
 
   it('prints every problem of a broken stack, one line each, and exits 1', async () => {
@@ -227,6 +260,8 @@ describe('warnings and problems repeated across models', () => {
     expect(result.code).toBe(0);
     expect(result.stderr.split('\n').filter(Boolean)).toEqual([
       'warning: models/generative/M0/gaie-m0/values.yaml:3: inferenceExtension.replica: GAIE inferencepool v1.2.0 does not read this key, so it has no effect (did you mean \"replicas\"?); known here: replicas, image, extProcPort, env, pluginsConfigFile, pluginsCustomConfig, extraContainerPorts, extraServicePorts, flags, affinity, tolerations, failureMode, metricsPort, sidecar, monitoring, tracing (in 50 models: M0, M1, M2 and 47 more)',
+      // The stack is on the superseded set: said once for the stack, not once per model.
+      'warning: Pulumi.s.yaml:3: models: M0, M1, M2 and 47 more are deployed with the 2026-02 set (llm-d-infra v1.3.10, GAIE inferencepool v1.2.0 and llm-d-modelservice v0.4.12; KServe v0.18), which upstream has superseded (a stack without `upstream` stays on it): see docs/upgrading.md, and move with `app-serving migrate --stack Pulumi.s.yaml --to 2026-08`',
       'warning: ghcr.io/llm-d/llm-d-routing-sidecar:latest is not pinned to a version (llm-d-modelservice v0.4.12 default (routing.proxy.image) in 50 models: M0, M1, M2 and 47 more); pin a tag so every node runs the same code and a mirror can copy it',
       // Once per stack, however many models are open by default.
       `warning: Pulumi.s.yaml:5: models.generative[0].name: 50 models are open to anyone who reaches the gateway (${Array.from({ length: 50 }, (_, i) => `M${i}`).join(', ')}): set access.apiKeys or access.jwt, or access.open: true to say so (docs/access.md)`,
@@ -386,48 +421,81 @@ describe('images', () => {
 
 describe('new-model', () => {
   it.each([
-    ['generative', 'vllm', ['gaie-mm', 'ms-mm']],
-    ['generative', 'sim', ['gaie-mm', 'ms-mm']],
-    ['embedder', 'infinity', ['gaie-mm', 'ms-mm']],
-    ['embedder', 'vllm', ['gaie-mm', 'ms-mm']],
-    ['generative', 'kserve-vllm', ['kserve-mm']],
-  ])('scaffolds a %s model from the %s template that validates', async (category, template, folders) => {
+    ['generative', 'vllm', [], ['router-mm', 'server-mm']],
+    ['generative', 'sim', [], ['router-mm', 'server-mm']],
+    ['embedder', 'infinity', [], ['router-mm', 'server-mm']],
+    ['embedder', 'vllm', [], ['router-mm', 'server-mm']],
+    ['generative', 'kserve-vllm', [], ['kserve-mm']],
+    ['generative', 'vllm', ['--upstream', '2026-02'], ['gaie-mm', 'ms-mm']],
+    ['generative', 'sim', ['--upstream', '2026-02'], ['gaie-mm', 'ms-mm']],
+    ['embedder', 'infinity', ['--upstream', '2026-02'], ['gaie-mm', 'ms-mm']],
+    ['embedder', 'vllm', ['--upstream', '2026-02'], ['gaie-mm', 'ms-mm']],
+    ['generative', 'kserve-vllm', ['--upstream', '2026-02'], ['kserve-mm']],
+  ])('scaffolds a %s model from the %s template %j that validates in any stack (its snippet names its set)', async (category, template, extra, folders) => {
     const dir = fixtureRepo({ 'models/generative/.keep': '', 'models/embedder/.keep': '' });
-    const created = await cli(['new-model', 'My-Model', '--category', category, '--slug', 'mm', '--template', template, '--model-id', 'org/my-model'], { cwd: dir });
+    const created = await cli(['new-model', 'My-Model', '--category', category, '--slug', 'mm', '--template', template, '--model-id', 'org/my-model', ...extra], { cwd: dir });
     expect(created.code).toBe(0);
     expect(readdirSync(join(dir, 'models', category, 'My-Model')).sort()).toEqual(folders);
     const snippet = created.stdout.slice(created.stdout.indexOf('  app-serving:models:'));
-    const stack = `config:\n  app-serving:cloudProvider: cloud\n${snippet}`;
-    const dirStack = join(dir, 'Pulumi.new.yaml');
-    (await import('node:fs')).writeFileSync(dirStack, stack);
-    const validated = await cli(['validate', '--stack', 'Pulumi.new.yaml', '--json'], { cwd: dir });
-    expect(JSON.parse(validated.stdout)).toMatchObject({ ok: true });
+    const upstream = extra[1] ?? '2026-08';
+    if (template !== 'kserve-vllm') expect(snippet).toMatch(new RegExp(`^ {8}upstream: ${upstream}$`, 'm'));
+    for (const stackSet of ['', '  app-serving:upstream: 2026-08\n']) {
+      (await import('node:fs')).writeFileSync(join(dir, 'Pulumi.new.yaml'), `config:\n  app-serving:cloudProvider: cloud\n${stackSet}${snippet}`);
+      const validated = await cli(['validate', '--stack', 'Pulumi.new.yaml', '--json'], { cwd: dir });
+      expect(JSON.parse(validated.stdout), stackSet).toMatchObject({ ok: true });
+    }
+  });
+
+  it('takes the set of --stack (its models folder too): the current set for a stack on it, the superseded one for a stack without upstream', async () => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '', 'stacks/Pulumi.new.yaml': 'config:\n  app-serving:upstream: 2026-08\n  app-serving:cloudProvider: cloud\n', 'stacks/Pulumi.old.yaml': 'config:\n  app-serving:cloudProvider: cloud\n' });
+    const current = await cli(['new-model', 'A', '-c', 'generative', '--slug', 'a', '-t', 'sim', '--stack', 'stacks/Pulumi.new.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(current.stdout)).toMatchObject({ folder: 'models/generative/A', upstream: '2026-08', files: ['models/generative/A/server-a/values.yaml', 'models/generative/A/router-a/values.yaml'] });
+    expect((JSON.parse(current.stdout) as { stackSnippet: string }).stackSnippet).not.toContain('upstream');
+    const old = await cli(['new-model', 'B', '-c', 'generative', '--slug', 'b', '-t', 'sim', '--stack', 'stacks/Pulumi.old.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(old.stdout)).toMatchObject({ upstream: '2026-02', files: ['models/generative/B/gaie-b/values.yaml', 'models/generative/B/ms-b/values.yaml'] });
+    const chosen = await cli(['new-model', 'C', '-c', 'generative', '--slug', 'c', '-t', 'sim', '--stack', 'stacks/Pulumi.old.yaml', '--upstream', '2026-08', '--json'], { cwd: dir });
+    expect((JSON.parse(chosen.stdout) as { stackSnippet: string }).stackSnippet).toMatch(/^ {8}upstream: 2026-08$/m);
+    expect((await cli(['new-model', 'D', '-c', 'generative', '--slug', 'd', '--upstream', '2027-01'], { cwd: dir })).code).toBe(2);
   });
 
   it('makes a cluster variant with Harbor images', async () => {
     const dir = fixtureRepo({ 'models/generative/.keep': '' });
     const result = await cli(['new-model', 'Qwen3-8B', '-c', 'generative', '--slug', 'qwen3-8b', '--target', 'rke2', '--mirror-to', 'harbor.local/images-llm-d', '--json'], { cwd: dir });
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ folder: 'models/generative/Qwen3-8B-rke2', slug: 'qwen3-8b-rke2', template: 'vllm' });
-    const ms = readFileSync(join(dir, 'models/generative/Qwen3-8B-rke2/ms-qwen3-8b-rke2/values.yaml'), 'utf8');
-    expect(ms).toContain('image: harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0');
+    expect(JSON.parse(result.stdout)).toMatchObject({ folder: 'models/generative/Qwen3-8B-rke2', slug: 'qwen3-8b-rke2', template: 'vllm', upstream: '2026-08' });
+    expect(readFileSync(join(dir, 'models/generative/Qwen3-8B-rke2/server-qwen3-8b-rke2/values.yaml'), 'utf8')).toContain('image: harbor.local/images-llm-d/vllm/vllm-openai:v0.30.0\n');
+    expect(readFileSync(join(dir, 'models/generative/Qwen3-8B-rke2/router-qwen3-8b-rke2/values.yaml'), 'utf8')).toContain(
+      '    image:\n      registry: harbor.local/images-llm-d/llm-d\n      repository: llm-d-router-endpoint-picker\n      tag: v0.10.0\n',
+    );
+    const old = await cli(['new-model', 'Qwen3-8B', '-c', 'generative', '--slug', 'qwen3-8b', '--target', 'old', '--mirror-to', 'harbor.local/images-llm-d', '--upstream', '2026-02'], { cwd: dir });
+    expect(old.code).toBe(0);
+    expect(readFileSync(join(dir, 'models/generative/Qwen3-8B-old/ms-qwen3-8b-old/values.yaml'), 'utf8')).toContain('image: harbor.local/images-llm-d/llm-d/llm-d-cuda:v0.4.0');
   });
 
   it.each([
-    ['generative', 'vllm', 'Qwen/Qwen3-8B'],
-    ['generative', 'sim', 'random'],
-    ['embedder', 'infinity', 'BAAI/bge-m3'],
-    ['embedder', 'vllm', 'BAAI/bge-m3'],
-  ])('scaffolds an air-gapped %s variant (%s, --target rke2 --mirror-to) whose snippet, with a modelSource, validates on-prem with no warning', async (category, template, modelId) => {
+    ['generative', 'vllm', 'Qwen/Qwen3-8B', '2026-08'],
+    ['generative', 'sim', 'random', '2026-08'],
+    ['embedder', 'infinity', 'BAAI/bge-m3', '2026-08'],
+    ['embedder', 'vllm', 'BAAI/bge-m3', '2026-08'],
+    ['generative', 'vllm', 'Qwen/Qwen3-8B', '2026-02'],
+    ['generative', 'sim', 'random', '2026-02'],
+    ['embedder', 'infinity', 'BAAI/bge-m3', '2026-02'],
+    ['embedder', 'vllm', 'BAAI/bge-m3', '2026-02'],
+  ])('scaffolds an air-gapped %s variant (%s, --target rke2 --mirror-to) whose snippet, with a modelSource, validates on-prem with no warning but the set\'s (%s, %s)', async (category, template, modelId, upstream) => {
     const dir = fixtureRepo({ 'models/generative/.keep': '', 'models/embedder/.keep': '' });
     const created = await cli(
-      ['new-model', 'My-Model', '-c', category, '--slug', 'mm', '-t', template, '--model-id', modelId, '--target', 'rke2', '--mirror-to', 'harbor.example.com/images-llm-d'],
+      ['new-model', 'My-Model', '-c', category, '--slug', 'mm', '-t', template, '--model-id', modelId, '--target', 'rke2', '--mirror-to', 'harbor.example.com/images-llm-d', '--upstream', upstream],
       { cwd: dir },
     );
     expect(created.code).toBe(0);
-    const ms = readFileSync(join(dir, `models/${category}/My-Model-rke2/ms-mm-rke2/values.yaml`), 'utf8');
-    expect(ms).not.toMatch(/^\s*uri:/m);
-    if (template !== 'sim') expect(ms).toContain('- name: HF_HUB_OFFLINE\n          value: "1"');
+    if (upstream === '2026-02') {
+      const ms = readFileSync(join(dir, `models/${category}/My-Model-rke2/ms-mm-rke2/values.yaml`), 'utf8');
+      expect(ms).not.toMatch(/^\s*uri:/m);
+      if (template !== 'sim') expect(ms).toContain('- name: HF_HUB_OFFLINE\n          value: "1"');
+    } else {
+      // The weights are on the volume: app-serving names them and sets HF_HUB_OFFLINE itself.
+      expect(readFileSync(join(dir, `models/${category}/My-Model-rke2/server-mm-rke2/values.yaml`), 'utf8')).not.toMatch(/^model:/m);
+    }
     const snippet = created.stdout.slice(created.stdout.indexOf('  app-serving:models:'));
     expect(snippet).toContain('        modelSource:\n          harborRef: harbor.example.com/ai-models/');
     const stack = [
@@ -442,7 +510,9 @@ describe('new-model', () => {
     ].join('\n');
     (await import('node:fs')).writeFileSync(join(dir, 'Pulumi.rke2.yaml'), stack);
     const validated = await cli(['validate', '--stack', 'Pulumi.rke2.yaml', '--json'], { cwd: dir });
-    expect(JSON.parse(validated.stdout)).toEqual({ ok: true, stack: 'Pulumi.rke2.yaml', models: ['My-Model-rke2'], issues: [], warnings: [] });
+    const json = JSON.parse(validated.stdout) as { ok: boolean; warnings: { code: string }[] };
+    expect(json).toMatchObject({ ok: true, stack: 'Pulumi.rke2.yaml', models: ['My-Model-rke2'], issues: [] });
+    expect(json.warnings.map((w) => w.code)).toEqual(upstream === '2026-02' ? ['warning.upstream-superseded'] : []);
   });
 
   it('sizes a kserve model from its parameter count', async () => {

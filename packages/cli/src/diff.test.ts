@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli, fixtureRepo } from '../test/run-cli.ts';
+import { REPO_ROOT, cli, fixtureRepo } from '../test/run-cli.ts';
 
 /** The stack of the fixtures: one model (or more) whose weights come from Harbor, on a cloud cluster. */
 interface StackShape {
@@ -388,6 +388,76 @@ describe('diff: a rotated API key', { timeout: 180_000 }, () => {
     expect(json.stack).toEqual({ resources: [], secrets: [{ key: 'apiKeys.ci', change: 'changed' }] });
     expect(stdout).not.toContain('a2V5');
     expect(stdout).not.toMatch(/\{SHA\}/);
+  });
+});
+
+describe('diff: a stack moving from the 2026-02 set to 2026-08', { timeout: 180_000 }, () => {
+  type Json = { summary: Record<string, number>; models: { name: string; resources: { action: string; object: string }[] }[]; warnings: { code: string; model: string; message: string }[] };
+
+  it('the example stack → Pulumi.current.yaml: the alias Service updated in place, the embeddings Service unchanged, the new objects created before the old charts are deleted; which pods restart and which images to mirror first', async () => {
+    const result = await cli(['diff', '--base-stack', 'apps/app-serving/Pulumi.example.yaml', '--stack', 'apps/app-serving/Pulumi.current.yaml', '--json']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const json = JSON.parse(result.stdout) as Json;
+    expect(json.summary).toEqual({ create: 8, update: 2, replace: 0, delete: 7, unchangedModels: 0 });
+    const actions = (name: string) => json.models.find((m) => m.name === name)!.resources.map((r) => `${r.action} ${r.object}`).sort();
+    expect(actions('Qwen3-0.6B-rke2')).toEqual([
+      'create ConfigMap llm-d-qwen3-06b-rke2/router-qwen3-06b-rke2-gateway',
+      'create Deployment llm-d-qwen3-06b-rke2/server-qwen3-06b-rke2',
+      'create Gateway llm-d-qwen3-06b-rke2/router-qwen3-06b-rke2-gateway',
+      'create release llm-d-qwen3-06b-rke2/router-qwen3-06b-rke2 (oci://ghcr.io/llm-d/charts/llm-d-router-gateway)',
+      'delete HTTPRoute llm-d-qwen3-06b-rke2/llm-d-qwen3-06b-rke2',
+      'delete release llm-d-qwen3-06b-rke2/gaie-qwen3-06b-rke2 (oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool)',
+      'delete release llm-d-qwen3-06b-rke2/infra-qwen3-06b-rke2 (llm-d-infra)',
+      'delete release llm-d-qwen3-06b-rke2/ms-qwen3-06b-rke2 (llm-d-modelservice)',
+      'update Service llm-d-qwen3-06b-rke2/llmd-gateway-qwen3-06b-rke2',
+    ]);
+    // The embeddings Service keeps its identity and its inputs: not listed at all.
+    expect(actions('bge-small-en-v1.5-rke2')).toEqual([
+      'create ConfigMap llm-d-bge-small-rke2/router-bge-small-rke2-gateway',
+      'create Deployment llm-d-bge-small-rke2/server-bge-small-rke2',
+      'create Gateway llm-d-bge-small-rke2/router-bge-small-rke2-gateway',
+      'create release llm-d-bge-small-rke2/router-bge-small-rke2 (oci://ghcr.io/llm-d/charts/llm-d-router-gateway)',
+      'delete release llm-d-bge-small-rke2/gaie-bge-small-rke2 (oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool)',
+      'delete release llm-d-bge-small-rke2/infra-bge-small-rke2 (llm-d-infra)',
+      'delete release llm-d-bge-small-rke2/ms-bge-small-rke2 (llm-d-modelservice)',
+      'update Service llm-d-bge-small-rke2/llmd-gateway-bge-small-rke2',
+    ]);
+    expect(json.warnings.map((w) => [w.model, w.code])).toEqual([
+      ['Qwen3-0.6B-rke2', 'pods.restart'],
+      ['Qwen3-0.6B-rke2', 'images.mirror-first'],
+      ['bge-small-en-v1.5-rke2', 'pods.restart'],
+      ['bge-small-en-v1.5-rke2', 'images.mirror-first'],
+    ]);
+    const [qwenPods, qwenImages, bgePods] = json.warnings;
+    expect(qwenPods!.message).toMatch(/^moves from the 2026-02 set to 2026-08: it is served by new pods — Deployment server-qwen3-06b-rke2 \(1 pod\) is created and awaited \(readyTimeout 30m\) before the old release ms-qwen3-06b-rke2 and its Deployment ms-qwen3-06b-rke2-llm-d-modelservice-decode are deleted \(Pulumi deletes last\)/);
+    expect(qwenPods!.message).toContain('The alias Service llmd-gateway-qwen3-06b-rke2 is updated in place to point at router-qwen3-06b-rke2-gateway-istio');
+    expect(bgePods!.message).toContain('The embeddings Service ms-bge-small-rke2-embeddings keeps its name');
+    expect(qwenImages!.message).toMatch(/^images to mirror first: harbor\.example\.com\/images-llm-d\/llm-d\/llm-d-router-endpoint-picker:v0\.10\.0, harbor\.example\.com\/images-llm-d\/vllm\/vllm-openai:v0\.30\.0 — /);
+  });
+
+  it('a KServe stack: the LLMInferenceService and its config updated in place (v1alpha1 → v1alpha2), the download Job replaced for the new downloader', async () => {
+    const stack = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.kserve.yaml'), 'utf8');
+    const overlay = readFileSync(join(REPO_ROOT, 'models/generative/Qwen2.5-0.5B-Instruct/kserve-qwen25-05b/values.yaml'), 'utf8');
+    const dir = fixtureRepo({
+      'old/Pulumi.kserve.yaml': stack,
+      'new/Pulumi.kserve.yaml': stack.replace('config:\n', 'config:\n  app-serving:upstream: 2026-08\n'),
+      'models/generative/Qwen2.5-0.5B-Instruct/kserve-qwen25-05b/values.yaml': overlay,
+    });
+    const result = await cli(['diff', '--base-stack', 'old/Pulumi.kserve.yaml', '--stack', 'new/Pulumi.kserve.yaml', '--json'], { cwd: dir });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const json = JSON.parse(result.stdout) as Json;
+    expect(json.summary).toEqual({ create: 0, update: 2, replace: 1, delete: 0, unchangedModels: 0 });
+    expect(json.models[0]!.resources.map((r) => `${r.action} ${r.object}`)).toEqual([
+      'update LLMInferenceServiceConfig llm-d-qwen25-05b/qwen25-05b-config',
+      'update LLMInferenceService llm-d-qwen25-05b/qwen25-05b',
+      'replace Job llm-d-qwen25-05b/qwen25-05b-model-pull',
+    ]);
+    expect(json.warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        'pods.restart',
+        "moves from the 2026-02 set to 2026-08: its LLMInferenceService qwen25-05b is updated in place (serving.kserve.io/v1alpha1 → serving.kserve.io/v1alpha2, the same object); its pods are KServe's — expect them to roll when KServe v0.20.0 reconciles it with its own images, so upgrade KServe (and mirror its images) first",
+      ],
+    ]);
   });
 });
 

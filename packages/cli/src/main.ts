@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<unknown>> = {
   diff: () => import('./commands/diff.ts'),
   images: () => import('./commands/images.ts'),
   'new-model': () => import('./commands/new-model.ts'),
+  migrate: () => import('./commands/migrate.ts'),
   verify: () => import('./commands/verify.ts'),
   preflight: () => import('./commands/preflight.ts'),
 };
@@ -217,9 +218,20 @@ function buildProgram(onAction: OnAction): Command {
     .option('--model-id <org/name>', 'the Hugging Face id of the model (default: the name)')
     .option('--size <params>', 'kserve-vllm: model size in billions of parameters, e.g. 7B (sets GPUs and memory)')
     .option('--mirror-to <registry/project>', 'use images mirrored under this registry/project (air-gapped clusters)')
-    .option('-m, --models-dir <dir>', 'the models folder (default: the first models/ above the working directory)')
+    .option('--upstream <set>', 'the set of upstream versions the folders are for: 2026-08 (server-<slug>, router-<slug>) or 2026-02 (gaie-<slug>, ms-<slug>) (default: the set of --stack, else 2026-08)')
+    .option('-s, --stack <file>', "the stack the model is for: its set of upstream versions, and its models folder")
+    .option('-m, --models-dir <dir>', 'the models folder (default: the first models/ above the stack file, or the working directory)')
     .option('--json', 'machine-readable output')
     .action(withArgs('new-model'));
+
+  stackOptions(
+    program
+      .command('migrate')
+      .description('move a stack to the current set of upstream versions: app-serving:upstream in the stack file, and server-<slug>/router-<slug> values converted from each llm-d model\'s old ones (never overwrites a file)')
+      .option('--to <set>', `the set to move to (${'2026-08'})`)
+      .option('--model <name...>', 'move only these models (by their own upstream key), one at a time')
+      .option('--dry-run', 'print what would be written, and write nothing'),
+  ).action(withArgs('migrate'));
 
   stackOptions(
     program

@@ -36,6 +36,8 @@ export type IssueCode =
   | 'values.unknown-key'
   | 'values.conflict'
   | 'values.unsupported'
+  /** `app-serving migrate`: every model named is on the current set already. */
+  | 'migrate.nothing-to-do'
   | WarningCode;
 
 /** Codes of warnings: things that deploy, but probably not as meant. */
@@ -48,7 +50,9 @@ export type WarningCode =
   | 'warning.unknown-key'
   | 'warning.simulator-duration'
   | 'warning.upstream-superseded'
-  | 'warning.open-access';
+  | 'warning.open-access'
+  /** `app-serving migrate`: a value of the 2026-02 files the 2026-08 set's files do not carry. */
+  | 'warning.not-carried';
 
 /** One problem of a stack. `path` is a key path such as `models.generative[0].modelSource.storageSize`. */
 export interface Issue {

@@ -159,6 +159,26 @@ describe('mirrorSteps', () => {
   });
 });
 
+describe('mirrorSteps and the 2026-08 set', () => {
+  it('knows the upstream of the images the set pins (upstream vLLM, the Router\'s EPP and proxy) named in the mirror, as migrate and new-model name them', () => {
+    const images = inventory([
+      {
+        model: 'm',
+        sources: [
+          { image: 'harbor.local/images-llm-d/vllm/vllm-openai:v0.30.0', where: 'server' },
+          { image: 'harbor.local/images-llm-d/llm-d/llm-d-router-endpoint-picker:v0.10.0', where: 'router' },
+          { image: 'harbor.local/images-llm-d/envoyproxy/envoy:distroless-v1.33.2', where: 'proxy' },
+        ],
+      },
+    ]);
+    expect(mirrorSteps(images, 'harbor.local/images-llm-d').map((s) => [s.image, s.source])).toEqual([
+      ['harbor.local/images-llm-d/envoyproxy/envoy:distroless-v1.33.2', 'docker.io/envoyproxy/envoy:distroless-v1.33.2'],
+      ['harbor.local/images-llm-d/llm-d/llm-d-router-endpoint-picker:v0.10.0', 'ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0'],
+      ['harbor.local/images-llm-d/vllm/vllm-openai:v0.30.0', 'docker.io/vllm/vllm-openai:v0.30.0'],
+    ]);
+  });
+});
+
 describe('mirrorSteps on every example stack', () => {
   const dir = join(REPO_ROOT, 'apps/app-serving');
   const stacks = readdirSync(dir).filter((f) => /^Pulumi\.[a-z]+\.yaml$/.test(f) && f !== 'Pulumi.yaml' && f !== 'Pulumi.TEMPLATE.yaml');

@@ -2,6 +2,7 @@ import { compareText } from './text-order.ts';
 import { INFRA_MIRROR_PROJECT, ORAS_IMAGE_PUBLIC } from './constants.ts';
 import type { Issue } from './errors.ts';
 import { KSERVE_RELEASES } from './kserve/releases.ts';
+import { ROUTER_EPP_IMAGE, ROUTER_PROXY_IMAGE, VLLM_IMAGE } from './upstream/2026-08/facts.ts';
 import { formatPath, groupDigits, summarizeNames, SUMMARY_NAMES } from './errors.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 
@@ -173,6 +174,9 @@ export function mirrorReference(image: string, mirror: string): string {
   return `${trimmed}/${path}${digest ? `@${digest}` : tag ? `:${tag}` : ''}`;
 }
 
+/** The images the 2026-08 set pins, whose upstream `images` knows when a stack names them in its mirror. */
+const ROUTER_SET_IMAGES: readonly string[] = [VLLM_IMAGE, ROUTER_EPP_IMAGE, ROUTER_PROXY_IMAGE];
+
 /**
  * The images app-serving itself runs; they mirror into the infra project, which the plan expects:
  * the ORAS pull Job's, and each KServe release's storage-initializer (the Hugging Face download Job).
@@ -205,6 +209,8 @@ export function mirrorSteps(images: readonly ImageUse[], mirror: string): Mirror
     ...INFRA_IMAGES.map((image) => [mirrorReference(image, infraMirror), image] as const),
     // KServe's own images, as `kserve.imageMirror` names them when it is this mirror.
     ...Object.values(KSERVE_RELEASES).flatMap((r) => r.wellKnownImages).map(({ image }) => [mirrorReference(image, mirror), image] as const),
+    // The 2026-08 set's pinned images (upstream vLLM, the Router's EPP and proxy), as `migrate` and `new-model` name them in this mirror.
+    ...ROUTER_SET_IMAGES.map((image) => [mirrorReference(image, mirror), image] as const),
   ]);
   return images.map(({ image }) => {
     const { registry: from, repository } = parseImage(image);

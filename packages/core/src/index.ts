@@ -80,6 +80,8 @@ export type {
 } from './config/types.ts';
 export { checkStackRules, modelPlatform } from './config/rules.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
+export { editStackText } from './config/edit.ts';
+export type { StackEdit, EditedStack } from './config/edit.ts';
 
 // Discovery
 export { discoverModels, collectModels, listModelFolders, readValuesFile, VALUES_FOLDERS } from './discovery.ts';
@@ -98,6 +100,7 @@ export { nodeAffinityFor, gpuToleration } from './values/scheduling.ts';
 export type { Toleration, NodeAffinity } from './values/scheduling.ts';
 export {
   MODELSERVICE_DEFAULTS,
+  MODELSERVICE_ACCELERATORS,
   GAIE_DEFAULTS,
   INFRA_DEFAULTS,
   MODELSERVICE_STRICT,
@@ -164,6 +167,8 @@ export type { ServerValues, ServerWeights, ModelServerInput } from './upstream/2
 export { gatewayManifest, gatewayParametersManifest } from './upstream/2026-08/gateway.ts';
 export type { GatewayInput } from './upstream/2026-08/gateway.ts';
 export { routerValues, routerEppImage } from './upstream/2026-08/router.ts';
+export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COMMENT } from './upstream/migrate.ts';
+export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
 export { KSERVE_RELEASES, KSERVE_V0_18, KSERVE_V0_20 } from './kserve/releases.ts';
 export type { KserveRelease } from './kserve/releases.ts';
 export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
@@ -248,6 +253,7 @@ export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions
 export { diffDeployments, describeObject } from './diff/deployment.ts';
+export { resourceIdentity, TYPE_ALIASES } from './diff/identity.ts';
 export type {
   DeploymentDiff,
   DiffOptions,

@@ -1,7 +1,22 @@
 import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { displayPath, kserveSizing, mirrorTargetProblem, parseModelSize, slugProblem, type Category } from '@app-serving/core';
-import { resolveModelsDir } from '../context.ts';
+import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
+import {
+  CONFIG_NAMESPACE,
+  CURRENT_UPSTREAM,
+  DEFAULT_UPSTREAM,
+  MAX_STACK_FILE_BYTES,
+  UPSTREAMS,
+  displayPath,
+  kserveSizing,
+  mirrorTargetProblem,
+  parseModelSize,
+  readTextFile,
+  slugProblem,
+  type Category,
+  type Upstream,
+} from '@app-serving/core';
+import { resolveModelsDir, resolveStackFile } from '../context.ts';
 import { EXIT, UsageError } from '../errors.ts';
 import { checkWritableDir } from '../paths.ts';
 import type { Output } from '../output.ts';
@@ -16,12 +31,16 @@ interface NewModelOptions {
   readonly size?: string;
   readonly mirrorTo?: string;
   readonly modelsDir?: string;
+  readonly upstream?: string;
+  readonly stack?: string;
   readonly json?: boolean;
 }
 
 /**
  * `app-serving new-model <name>`: scaffolds `models/<category>/<name>[-<target>]/` from a
  * template whose values validate, refuses to overwrite anything, and prints the stack snippet.
+ * The folders are those of a set of upstream versions: `--upstream`, else the set of `--stack`,
+ * else the current set (2026-08: `server-<slug>` and `router-<slug>`).
  */
 export default async function newModel({ options, operands, output }: { options: NewModelOptions; operands: string[]; output: Output }): Promise<number> {
   const [name] = operands;
@@ -43,7 +62,12 @@ export default async function newModel({ options, operands, output }: { options:
     throw new UsageError(`--model-id ${options.modelId}: give a Hugging Face id such as Qwen/Qwen3-8B`);
   }
 
-  const modelsDir = resolveModelsDir({ ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) }, process.cwd());
+  if (options.upstream !== undefined && !(UPSTREAMS as readonly string[]).includes(options.upstream)) throw new UsageError(`--upstream ${options.upstream}: the sets are ${UPSTREAMS.join(' and ')}`);
+  const stackFile = options.stack === undefined ? undefined : resolveStackFile({ stack: options.stack });
+  const stackSet = stackFile === undefined ? undefined : setOfStack(stackFile);
+  const upstream = (options.upstream as Upstream | undefined) ?? stackSet ?? CURRENT_UPSTREAM;
+
+  const modelsDir = resolveModelsDir({ ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) }, stackFile === undefined ? process.cwd() : dirname(stackFile));
   const folderName = target ? `${name}-${target}` : name;
   const folder = join(modelsDir, options.category, folderName);
   // lstat, not exists: a dangling symlink "does not exist" but is the user's, and must be left alone.
@@ -57,6 +81,7 @@ export default async function newModel({ options, operands, output }: { options:
     modelId,
     mirror: options.mirrorTo,
     pvcWeights: target !== undefined && template !== 'kserve-vllm',
+    upstream,
     ...(billions !== undefined && { sizing: kserveSizing(billions) }),
   });
   try {
@@ -77,13 +102,15 @@ export default async function newModel({ options, operands, output }: { options:
     throw new UsageError(`cannot write into ${displayPath(folder)} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was left behind`);
   }
 
-  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId));
+  // The model's own upstream key, where the stack may be on another set (the folders work on theirs only).
+  const ownSet = template !== 'kserve-vllm' && stackSet !== upstream ? upstream : undefined;
+  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId), ownSet);
   const written = Object.keys(files).map((dir) => displayPath(join(folder, dir, 'values.yaml')));
   if (options.json) {
-    output.json({ folder: displayPath(folder), slug, template, files: written, stackSnippet: snippet });
+    output.json({ folder: displayPath(folder), slug, template, upstream, files: written, stackSnippet: snippet });
     return EXIT.ok;
   }
-  output.out(`${output.color.green('created')} ${displayPath(folder)} (template ${template}, slug ${slug})`);
+  output.out(`${output.color.green('created')} ${displayPath(folder)} (template ${template}, slug ${slug}, the ${upstream} set)`);
   for (const file of written) output.out(`  ${file}`);
   output.out('');
   output.out('Enable it in your stack file (Pulumi.<stack>.yaml), then run `app-serving validate`:');
@@ -118,8 +145,32 @@ function weightsSource(options: NewModelOptions, template: TemplateName, modelId
   ];
 }
 
-function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[]): string {
+/**
+ * The set a stack deploys its models with (its `upstream`, else the default), read from a stack
+ * that may have no model yet (the one being made is its first): only that key is looked at.
+ */
+function setOfStack(file: string): Upstream {
+  const shown = displayPath(file);
+  const read = readTextFile(file, MAX_STACK_FILE_BYTES);
+  if ('problem' in read) throw new UsageError(`--stack ${shown}: the stack file ${read.problem}`);
+  let config: unknown;
+  try {
+    config = (parse(read.text) as { config?: unknown } | null)?.config;
+  } catch {
+    throw new UsageError(`--stack ${shown}: not valid YAML (app-serving validate --stack ${shown} says where)`);
+  }
+  const keys = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
+  const set = keys[`${CONFIG_NAMESPACE}:upstream`] ?? keys.upstream;
+  if (set === undefined) return DEFAULT_UPSTREAM;
+  if (!(UPSTREAMS as readonly unknown[]).includes(set)) throw new UsageError(`--stack ${shown}: upstream is ${JSON.stringify(set)}; the sets are ${UPSTREAMS.join(' and ')}`);
+  return set as Upstream;
+}
+
+function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[], upstream?: Upstream): string {
   const lines = ['  app-serving:models:', `    ${category}:`, `      - name: ${folder}`, '        enabled: true'];
+  if (upstream !== undefined) {
+    lines.push(`        # the set its folders are for; drop it when the stack says app-serving:upstream: ${upstream}${upstream === DEFAULT_UPSTREAM ? ' (or nothing)' : ''}`, `        upstream: ${upstream}`);
+  }
   if (template === 'kserve-vllm') {
     lines.push('        platform: kserve', '        modelSource:', '          huggingFace:', `            repo: ${modelId}`, '          storageSize: 40Gi');
   } else if (template !== 'sim') {

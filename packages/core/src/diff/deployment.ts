@@ -3,6 +3,8 @@ import type { Category, Platform } from '../constants.ts';
 import type { ImageSource } from '../images.ts';
 import type { DeploymentPlan, ModelPlan } from '../plan.ts';
 import { deepEqual } from '../values/merge.ts';
+import { KSERVE_RELEASES } from '../kserve/releases.ts';
+import { resourceIdentity } from './identity.ts';
 import { groupKind, isHelmRelease, replaceVerdict } from './replace.ts';
 import { diffValues, publicChange, type LocatedChange, type ValueChange } from './values.ts';
 
@@ -80,7 +82,7 @@ export interface ModelDiff {
   readonly resources: readonly ResourceChange[];
 }
 
-export type DiffWarningCode = 'model.removed' | 'pods.restart' | 'weights.changed' | 'namespace.renamed' | 'provider.changed' | 'secret.changed';
+export type DiffWarningCode = 'model.removed' | 'pods.restart' | 'weights.changed' | 'namespace.renamed' | 'provider.changed' | 'secret.changed' | 'images.mirror-first';
 
 export interface DiffWarning {
   readonly code: DiffWarningCode;
@@ -135,8 +137,10 @@ export interface DiffOptions {
  */
 export function diffDeployments(base: DiffSide, head: DiffSide, options: DiffOptions = {}): DeploymentDiff {
   const secretMutable = options.secretMutable === true || [...base.resources, ...head.resources].some((r) => r.type === 'pulumi:providers:kubernetes' && r.inputs.enableSecretMutable === true);
-  const before = new Map(base.resources.map((r) => [r.urn, r]));
-  const after = new Map(head.resources.map((r) => [r.urn, r]));
+  // Matched by identity: the URN, with the type aliases the components declare (a model moving
+  // between sets keeps its alias Service; a KServe model its LLMInferenceService).
+  const before = new Map(base.resources.map((r) => [resourceIdentity(r.urn), r]));
+  const after = new Map(head.resources.map((r) => [resourceIdentity(r.urn), r]));
   const counts = { create: 0, update: 0, replace: 0, delete: 0 };
   const byModel = new Map<string | null, ResourceChange[]>();
   const releaseDiffs = new Map<string, ReleaseValuesDiff[]>();
@@ -147,7 +151,7 @@ export function diffDeployments(base: DiffSide, head: DiffSide, options: DiffOpt
 
   for (const r of head.resources) {
     if (isGrouping(r)) continue;
-    const old = before.get(r.urn);
+    const old = before.get(resourceIdentity(r.urn));
     if (!old) {
       record(r.model, resourceChange('create', r, [], { reasons: [], notes: [] }));
       continue;
@@ -170,7 +174,7 @@ export function diffDeployments(base: DiffSide, head: DiffSide, options: DiffOpt
     }
   }
   for (const r of base.resources) {
-    if (isGrouping(r) || after.has(r.urn)) continue;
+    if (isGrouping(r) || after.has(resourceIdentity(r.urn))) continue;
     record(r.model, resourceChange('delete', r, [], { reasons: [], notes: [] }));
   }
 
@@ -259,6 +263,14 @@ function modelDiffs(
     if (status === 'changed' && resources.length === 0 && images.added.length + images.removed.length + images.changed.length === 0) continue;
     out.push({ name, category: model.category, platform: model.platform, status, namespace: model.namespace, releases, images, resources });
     warnings.push(...modelWarnings(old, now, resources, releases));
+    const mirrorFirst = [...new Set([...images.added, ...images.changed.map((c) => c.new)])].sort();
+    if (now && mirrorFirst.length > 0 && head.plan?.cloudProvider === 'on-prem' && head.plan.harbor !== null) {
+      warnings.push({
+        code: 'images.mirror-first',
+        model: name,
+        message: `images to mirror first: ${mirrorFirst.join(', ')} — copy ${mirrorFirst.length === 1 ? 'it' : 'them'} into Harbor before pulumi up (\`app-serving images\` prints the commands); an air-gapped cluster cannot pull ${mirrorFirst.length === 1 ? 'it' : 'them'} from anywhere else, and the new pods would wait in ImagePullBackOff`,
+      });
+    }
   }
   return out;
 }
@@ -293,6 +305,8 @@ function modelWarnings(old: ModelPlan | undefined, now: ModelPlan | undefined, r
     return out;
   }
   if (!old || !now) return out;
+  const moved = setMove(old, now, resources);
+  if (moved) warn('pods.restart', moved);
   if (old.namespace !== now.namespace) {
     const weights = !now.storage
       ? ''
@@ -308,12 +322,48 @@ function modelWarnings(old: ModelPlan | undefined, now: ModelPlan | undefined, r
   } else if (oldWeights === null && newWeights !== null) {
     warn('weights.changed', `weights now come from ${describeWeights(newWeights)}: the model pods restart once the pull Job has finished`);
   }
-  const server = modelServerChanges(now, resources, releases);
+  const server = moved ? [] : modelServerChanges(now, resources, releases);
   if (server.length > 0) {
     const shown = server.slice(0, 3).join(', ') + (server.length > 3 ? `, … (${server.length} changes)` : '');
     warn('pods.restart', `the model server's pods change (${shown}): they restart (a rolling update; new pods may wait for a free GPU)`);
   }
   return out;
+}
+
+/**
+ * A model that moves to another set of upstream versions: what serves it afterwards, when the old
+ * pods go, and whether the Services clients call keep working. Null when the set is the same.
+ */
+function setMove(old: ModelPlan, now: ModelPlan, resources: readonly ResourceChange[]): string | null {
+  if (old.upstream === now.upstream || old.platform !== now.platform) return null;
+  const sets = `moves from the ${old.upstream} set to ${now.upstream}`;
+  if (now.platform === 'kserve' && old.platform === 'kserve') {
+    const service = resources.find((r) => r.type.endsWith(':LLMInferenceService'));
+    const inPlace = service === undefined || service.action === 'update';
+    return `${sets}: its LLMInferenceService ${now.service} is ${inPlace ? `updated in place (${old.apiVersion} → ${now.apiVersion}, the same object)` : `${service.action}d`}; its pods are KServe's — expect them to roll when KServe ${KSERVE_RELEASES[now.upstream].version} reconciles it with its own images, so upgrade KServe (and mirror its images) first`;
+  }
+  if (old.platform !== 'llm-d' || now.platform !== 'llm-d') return null;
+  const oldServer = old.modelServer.decodeDeployment;
+  const newServer = now.modelServer.decodeDeployment;
+  const pods = `${now.modelServer.decodeReplicas} ${now.modelServer.decodeReplicas === 1 ? 'pod' : 'pods'}`;
+  const parts = [
+    `${sets}: it is served by new pods — Deployment ${newServer} (${pods}) is created and awaited (readyTimeout ${now.readyTimeout.text}) before the old ${old.upstream === '2026-02' ? `release ${old.releases.modelService} and its Deployment ${oldServer} are` : `Deployment ${oldServer} is`} deleted (Pulumi deletes last), so the old pods serve until the new ones are ready; the new pods need room beside the old ones (their GPUs, CPU and memory), or they wait until the readyTimeout and pulumi up fails with the old pods still serving`,
+  ];
+  const alias = resources.find((r) => r.object === `Service ${now.namespace}/${now.gateway.alias}`);
+  if (alias === undefined || alias.action === 'update') {
+    parts.push(`the alias Service ${now.gateway.alias} is ${alias ? 'updated in place to point at' : 'kept, pointing at'} ${now.gateway.service} after the new model server and Router are up: clients that call it keep working${old.gateway.service !== now.gateway.service ? `; clients that call ${old.gateway.service} directly must move to it (or to ${now.gateway.service})` : ''}`);
+  } else {
+    parts.push(`the alias Service ${now.gateway.alias} is ${alias.action}d: its clients see it missing for a moment`);
+  }
+  if (old.embeddingService && now.embeddingService && old.embeddingService.name === now.embeddingService.name) {
+    const service = resources.find((r) => r.object === `Service ${now.namespace}/${now.embeddingService!.name}`);
+    parts.push(
+      service === undefined || service.action === 'update'
+        ? `the embeddings Service ${now.embeddingService.name} keeps its name and selects the old and the new pods alike (the same model labels) until the old ones are deleted: its clients keep working`
+        : `the embeddings Service ${now.embeddingService.name} is ${service.action}d: its clients see it missing for a moment`,
+    );
+  }
+  return parts.map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('. ');
 }
 
 /** Where the weights come from and where they sit: what, when changed, makes the pull Job run again. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffDeployments, type DiffResource, type DiffSide } from './deployment.ts';
+import { resourceIdentity, TYPE_ALIASES } from './identity.ts';
 import { FORCE_NEW_FIELDS, replaceVerdict } from './replace.ts';
 import { stackSecretFingerprints } from './secrets.ts';
 import { diffValues, pathCovers, publicChange } from './values.ts';
@@ -251,5 +252,131 @@ describe('diffDeployments', () => {
       ['secret.changed', 'harborToken is changed in the stack file (a secret: its value is never shown; a re-encrypted but equal value also counts as changed)'],
     ]);
     expect(JSON.stringify(diff)).not.toContain('aaa');
+  });
+});
+
+describe('resource identity across sets of upstream versions (the components\' aliases)', () => {
+  const urn = (types: string, name: string) => `urn:pulumi:prod::app-serving::app-serving:index:AppServing$app-serving:llmd:LlmdModel$${types}::${name}`;
+
+  it('is the URN with every aliased type replaced, the ancestors\' included: a child keeps its identity through its parent\'s alias', () => {
+    expect(resourceIdentity(urn('app-serving:llmd:RouterGateway$kubernetes:core/v1:Service', 'app-serving-a-infra-gateway-alias'))).toBe(
+      urn('app-serving:llmd:LlmdInfra$kubernetes:core/v1:Service', 'app-serving-a-infra-gateway-alias'),
+    );
+    expect(resourceIdentity('urn:pulumi:s::p::app-serving:kserve:KserveModel$kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService::x')).toBe(
+      'urn:pulumi:s::p::app-serving:kserve:KserveModel$kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService::x',
+    );
+    expect(resourceIdentity(urn('app-serving:llmd:ModelServer$kubernetes:apps/v1:Deployment', 'd'))).toBe(urn('app-serving:llmd:ModelServer$kubernetes:apps/v1:Deployment', 'd'));
+    expect(resourceIdentity('not-a-urn')).toBe('not-a-urn');
+  });
+
+  it('lists the aliases the components declare', () => {
+    expect(TYPE_ALIASES).toEqual({
+      'app-serving:llmd:RouterGateway': 'app-serving:llmd:LlmdInfra',
+      'kubernetes:serving.kserve.io/v1alpha2:LLMInferenceService': 'kubernetes:serving.kserve.io/v1alpha1:LLMInferenceService',
+      'kubernetes:serving.kserve.io/v1alpha2:LLMInferenceServiceConfig': 'kubernetes:serving.kserve.io/v1alpha1:LLMInferenceServiceConfig',
+    });
+  });
+});
+
+describe('diffDeployments: a model moving from 2026-02 to 2026-08', () => {
+  const root = 'urn:pulumi:prod::app-serving::app-serving:index:AppServing$app-serving:llmd:LlmdModel';
+  const service = (parent: string, name: string, externalName: string): DiffResource => ({
+    urn: `${root}$${parent}$kubernetes:core/v1:Service::app-serving-e-${name}`,
+    type: 'kubernetes:core/v1:Service',
+    name: `app-serving-e-${name}`,
+    model: 'E',
+    inputs: { apiVersion: 'v1', kind: 'Service', metadata: { name: externalName.split('|')[0], namespace: 'llm-d-e' }, spec: { type: 'ExternalName', externalName: externalName.split('|')[1] } },
+  });
+  const embeddings = (port: number): DiffResource => ({
+    urn: `${root}$app-serving:llmd:EmbeddingService$kubernetes:core/v1:Service::app-serving-e-embeddings-service`,
+    type: 'kubernetes:core/v1:Service',
+    name: 'app-serving-e-embeddings-service',
+    model: 'E',
+    inputs: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'ms-e-embeddings', namespace: 'llm-d-e' }, spec: { selector: { 'llm-d.ai/model': 'e' }, ports: [{ port: 8200, targetPort: port }] } },
+  });
+  const deployment = (name: string, selector: Record<string, string>): DiffResource => ({
+    urn: `${root}$app-serving:llmd:ModelServer$kubernetes:apps/v1:Deployment::app-serving-e-model-server-deployment`,
+    type: 'kubernetes:apps/v1:Deployment',
+    name: 'app-serving-e-model-server-deployment',
+    model: 'E',
+    inputs: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'llm-d-e' }, spec: { selector: { matchLabels: selector }, template: { metadata: { labels: selector } } } },
+  });
+  const release = (name: string, chart: string): DiffResource => ({
+    urn: `${root}$app-serving:llmd:ModelService$kubernetes:helm.sh/v4:Chart::app-serving-e-${name}`,
+    type: 'kubernetes:helm.sh/v4:Chart',
+    name: `app-serving-e-${name}`,
+    model: 'E',
+    inputs: { chart, name, namespace: 'llm-d-e', values: {} },
+  });
+  const common = {
+    category: 'embedder',
+    slug: 'e',
+    namespace: 'llm-d-e',
+    readyTimeout: { text: '30m', seconds: 1800 },
+    embeddingService: { name: 'ms-e-embeddings', port: 8200, targetPort: 8200 },
+  };
+  const oldPlan = model('E', {
+    ...common,
+    upstream: '2026-02',
+    gateway: { alias: 'llmd-gateway-e', service: 'infra-e-inference-gateway-istio' },
+    modelServer: { decodeDeployment: 'ms-e-llm-d-modelservice-decode', decodeReplicas: 1 },
+    images: [{ image: 'harbor.local/p/epp:v1.2.0', where: 'models/generative/E/gaie-e/values.yaml: inferenceExtension.image' }],
+  });
+  const newPlan = model('E', {
+    ...common,
+    upstream: '2026-08',
+    gateway: { alias: 'llmd-gateway-e', service: 'router-e-gateway-istio' },
+    modelServer: { decodeDeployment: 'server-e', decodeReplicas: 2 },
+    images: [
+      { image: 'harbor.local/p/llm-d/llm-d-router-endpoint-picker:v0.10.0', where: 'models/generative/E/router-e/values.yaml: router.epp.image' },
+      { image: 'harbor.local/p/vllm/vllm-openai:v0.30.0', where: 'models/generative/E/server-e/values.yaml: image' },
+    ],
+  });
+  const onPrem = (models: ModelPlan[], resources: DiffResource[]): DiffSide => ({ plan: { models, cloudProvider: 'on-prem', harbor: { hostname: 'harbor.local' } } as unknown as DeploymentPlan, resources });
+  const before = [
+    service('app-serving:llmd:LlmdInfra', 'infra-gateway-alias', 'llmd-gateway-e|infra-e-inference-gateway-istio.llm-d-e.svc.cluster.local'),
+    embeddings(8200),
+    release('ms-e', 'llm-d-modelservice'),
+  ];
+  const after = [
+    service('app-serving:llmd:RouterGateway', 'infra-gateway-alias', 'llmd-gateway-e|router-e-gateway-istio.llm-d-e.svc.cluster.local'),
+    embeddings(8200),
+    deployment('server-e', { 'llm-d.ai/model': 'e' }),
+  ];
+
+  it('updates the alias Service in place (its parent\'s alias), keeps the embeddings Service, creates the new Deployment and deletes the old release', () => {
+    const diff = diffDeployments(onPrem([oldPlan], before), onPrem([newPlan], after));
+    expect(diff.summary).toEqual({ create: 1, update: 1, replace: 0, delete: 1, unchangedModels: 0 });
+    expect(diff.models[0]!.resources.map((r) => `${r.action} ${r.object}`)).toEqual(['update Service llm-d-e/llmd-gateway-e', 'create Deployment llm-d-e/server-e', 'delete release llm-d-e/ms-e (llm-d-modelservice)']);
+  });
+
+  it('says which pods restart and whether the Services clients call keep working, and which images to mirror first', () => {
+    const diff = diffDeployments(onPrem([oldPlan], before), onPrem([newPlan], after));
+    expect(diff.warnings).toEqual([
+      {
+        code: 'pods.restart',
+        model: 'E',
+        message:
+          'moves from the 2026-02 set to 2026-08: it is served by new pods — Deployment server-e (2 pods) is created and awaited (readyTimeout 30m) before the old release ms-e and its Deployment ms-e-llm-d-modelservice-decode are deleted (Pulumi deletes last), so the old pods serve until the new ones are ready; the new pods need room beside the old ones (their GPUs, CPU and memory), or they wait until the readyTimeout and pulumi up fails with the old pods still serving. ' +
+          'The alias Service llmd-gateway-e is updated in place to point at router-e-gateway-istio after the new model server and Router are up: clients that call it keep working; clients that call infra-e-inference-gateway-istio directly must move to it (or to router-e-gateway-istio). ' +
+          'The embeddings Service ms-e-embeddings keeps its name and selects the old and the new pods alike (the same model labels) until the old ones are deleted: its clients keep working',
+      },
+      {
+        code: 'images.mirror-first',
+        model: 'E',
+        message:
+          'images to mirror first: harbor.local/p/llm-d/llm-d-router-endpoint-picker:v0.10.0, harbor.local/p/vllm/vllm-openai:v0.30.0 — copy them into Harbor before pulumi up (`app-serving images` prints the commands); an air-gapped cluster cannot pull them from anywhere else, and the new pods would wait in ImagePullBackOff',
+      },
+    ]);
+    // A cloud stack pulls from the registries themselves: nothing to mirror.
+    const cloud = (models: ModelPlan[], resources: DiffResource[]): DiffSide => ({ plan: { models, cloudProvider: 'cloud', harbor: null } as unknown as DeploymentPlan, resources });
+    expect(diffDeployments(cloud([oldPlan], before), cloud([newPlan], after)).warnings.map((w) => w.code)).toEqual(['pods.restart']);
+  });
+
+  it('a Deployment whose selector changes is replaced (Kubernetes rejects the change), the new pods warned of', () => {
+    const moved = model('E', { ...common, upstream: '2026-08', gateway: newPlan.gateway, modelServer: { decodeDeployment: 'server-e', decodeReplicas: 1 } });
+    const diff = diffDeployments(side([moved], [deployment('server-e', { 'llm-d.ai/model': 'e' })]), side([moved], [deployment('server-e', { 'llm-d.ai/model': 'e', 'llm-d.ai/role': 'decode' })]));
+    expect(diff.models[0]!.resources.map((r) => [r.action, r.reasons])).toEqual([['replace', ['spec.selector changed: immutable in a Deployment']]]);
+    expect(diff.warnings.map((w) => w.code)).toEqual(['pods.restart']);
   });
 });

@@ -1,6 +1,6 @@
 import { readUpstreamJson, readUpstreamYaml } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
-import { GAIE_KEYS, GAIE_TEMPLATE_ONLY_KEYS, INFRA_STRICT, MODELSERVICE_STRICT, type KeyTree, type StrictBlock } from './chart-facts.ts';
+import { GAIE_KEYS, GAIE_TEMPLATE_ONLY_KEYS, INFRA_STRICT, MODELSERVICE_ACCELERATORS, MODELSERVICE_STRICT, type KeyTree, type StrictBlock } from './chart-facts.ts';
 import { isValuesMap } from './merge.ts';
 
 /**
@@ -96,5 +96,14 @@ describe('the keys GAIE inferencepool v1.2.0 reads (it has no values schema)', (
     const inValues = new Set(keyPathsOf(values).map((p) => p.join('.')));
     const beyond = treePaths(GAIE_KEYS).filter((path) => !inValues.has(path.join('.')) && !path.some((_, i) => i > 0 && GAIE_TEMPLATE_ONLY_KEYS.some((t) => t.join('.') === path.slice(0, i).join('.'))));
     expect(beyond.map((p) => p.join('.')).sort()).toEqual(GAIE_TEMPLATE_ONLY_KEYS.map((p) => p.join('.')).sort());
+  });
+});
+
+describe('llm-d-modelservice v0.4.12 accelerators (what app-serving migrate carries into the model server)', () => {
+  it('are the chart’s default type, device-plugin resources and environment', () => {
+    const values = readUpstreamYaml('charts/llm-d-modelservice-v0.4.12/values.yaml')[0] as { accelerator: { type: string; resources: unknown; env: unknown } };
+    expect(values.accelerator.type).toBe(MODELSERVICE_ACCELERATORS.defaultType);
+    expect(values.accelerator.resources).toEqual(MODELSERVICE_ACCELERATORS.resources);
+    expect(values.accelerator.env).toEqual(MODELSERVICE_ACCELERATORS.env);
   });
 });

@@ -33,6 +33,34 @@ export const MODELSERVICE_DEFAULTS: Values = {
   multinode: false,
 };
 
+/**
+ * llm-d-modelservice v0.4.12's accelerators (values.yaml `accelerator`, read by `_helpers.tpl`
+ * `acceleratorResource` / `acceleratorEnv`): the default type, the device-plugin resource of each
+ * type (a type not listed asks for `nvidia.com/gpu`; `cpu` and the simulator image ask for none) and
+ * the environment each type adds. The chart asks for `tensor × dataLocal` of the resource in both
+ * limits and requests unless the container's limits name it.
+ */
+export const MODELSERVICE_ACCELERATORS = {
+  defaultType: 'nvidia',
+  resources: {
+    nvidia: 'nvidia.com/gpu',
+    'intel-i915': 'gpu.intel.com/i915',
+    'intel-xe': 'gpu.intel.com/xe',
+    'intel-gaudi': 'habana.ai/gaudi',
+    amd: 'amd.com/gpu',
+    google: 'google.com/tpu',
+    'rebellions-atom': 'rebellions.ai/ATOM',
+  } as Readonly<Record<string, string>>,
+  env: {
+    'intel-i915': [
+      { name: 'VLLM_USE_V1', value: '1' },
+      { name: 'TORCH_LLM_ALLREDUCE', value: '1' },
+      { name: 'VLLM_WORKER_MULTIPROC_METHOD', value: 'spawn' },
+    ],
+    'intel-xe': [{ name: 'VLLM_WORKER_MULTIPROC_METHOD', value: 'spawn' }],
+  } as Readonly<Record<string, readonly { readonly name: string; readonly value: string }[]>>,
+} as const;
+
 /** GAIE inferencepool v1.2.0 defaults that core reasons about. */
 export const GAIE_DEFAULTS: Values = {
   inferenceExtension: {
