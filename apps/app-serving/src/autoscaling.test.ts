@@ -1,12 +1,14 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadStackFile, planAutoscaling, planDeployment, type AutoscalingPlan, type LlmdModelPlan } from '@app-serving/core';
+import { applyPatches, loadStackFile, modelReleases, planAutoscaling, planDeployment, type AutoscalingPlan, type LlmdModelPlan } from '@app-serving/core';
 import {
   applyObjects,
+  clusterApiVersions,
   createNodes,
-  decodeDeployment,
   ensureNamespaces,
+  publishedChart,
+  renderReleases,
   startCluster,
   startKeda,
   startPrometheus,
@@ -23,7 +25,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * test control plane, whose controller-manager runs the real HPA controller, reading the external
  * metric through the API server's aggregation layer; a stand-in Prometheus on 127.0.0.1 answers the
  * ScaledObject's query with the queue depth the test sets. The objects are core's, planned from a
- * stack file; the decode Deployment is the chart's (a stand-in, its pods played by kwok).
+ * stack file; the decode Deployment is the chart's (llm-d-modelservice rendered by real Helm with the
+ * plan's values and patches; its pods played by kwok).
  *
  * The stand-in Prometheus answers only the query core planned: a ScaledObject with another query or
  * another target scales nothing, and these tests fail (their waits are hang guards only, generous
@@ -71,8 +74,12 @@ function planModel(autoscaling: string, namespace: string): LlmdModelPlan {
 
 /** The decode Deployment as the chart renders it from the plan's values, then the autoscaling objects. */
 async function deploy(model: LlmdModelPlan, autoscaling: AutoscalingPlan): Promise<string> {
-  const deployment = decodeDeployment({ namespace: model.namespace, name: model.modelServer.decodeDeployment, values: model.values.modelService as Record<string, any>, ports: [model.modelServer.port] });
-  const objects = [deployment, ...autoscaling.objects] as KubeObject[];
+  const releases = modelReleases(model)
+    .filter((r) => r.key === 'modelService')
+    .map((r) => ({ ...r, chart: { chart: publishedChart(r.chart.chart, r.chart.version)!, version: r.chart.version } }));
+  const rendered = await renderReleases(releases, { applyPatches, apiVersions: await clusterApiVersions(cluster) });
+  expect(rendered.map((o) => `${o.kind}/${o.metadata.name}`)).toContain(`Deployment/${model.modelServer.decodeDeployment}`);
+  const objects = [...rendered, ...autoscaling.objects] as KubeObject[];
   await ensureNamespaces(cluster, objects);
   await applyObjects(cluster, objects);
   return `/apis/apps/v1/namespaces/${model.namespace}/deployments/${model.modelServer.decodeDeployment}`;

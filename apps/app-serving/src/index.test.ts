@@ -86,7 +86,8 @@ describe('the app-serving program', () => {
 
   it('cloud: a generative model and an embedder, ambient kubeconfig', async () => {
     const run = await runProgram('cloud');
-    expect(perModel(run.resources)).toEqual({ 'qwen3-06b': 12, 'bge-small': 12 });
+    // Qwen3-0.6B is autoscaled: ModelAutoscaling, its ScaledObject, two PodMonitors and the dashboard ConfigMap.
+    expect(perModel(run.resources)).toEqual({ 'qwen3-06b': 17, 'bge-small': 12 });
     expect(run.resources.find((r) => r.type === 'pulumi:providers:kubernetes')!.inputs).toEqual({ enableConfigMapMutable: 'true' });
     expect(await valueOf(run.models['qwen3-06b']!.gatewayUrl!)).toBe('http://infra-qwen3-06b-inference-gateway-istio.llm-d-qwen3-06b.svc.cluster.local:80');
   });

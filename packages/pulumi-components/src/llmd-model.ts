@@ -188,8 +188,8 @@ export class LlmdModel extends pulumi.ComponentResource {
           )
         : undefined;
 
-    // Ready to serve: the model servers are up (the chart awaits its Deployments), the gateway is
-    // programmed (infra chart) and traffic has its way in (route or embeddings Service).
+    // The model servers and the EPP are up (the charts await their Deployments) and traffic has its
+    // way in (route or embeddings Service); the Gateway's programming is not awaited: verify proves it.
     const ready = [this.infra.chart, this.inferencePool.chart, this.modelService.chart, this.route?.route, this.embeddings?.service];
     const when = <T>(value: T) => whenReady(ready, value);
     this.namespace = namespace;

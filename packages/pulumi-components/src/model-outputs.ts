@@ -7,10 +7,12 @@ import type { Category } from '@app-serving/core';
  * `Output<string>`, never `Output<string | undefined>`.
  *
  * When they resolve (`pulumi up`; in a preview they are unknown):
- * - llm-d: after the model-service chart and the route (generative) or the embeddings Service
- *   (embedder) are created. `helm.v4.Chart` awaits its Deployments' readiness (unless
- *   `skipAwait`), so the decode pods are up and the gateway (infra chart) is programmed: the model
- *   is ready to serve.
+ * - llm-d: after the model's Deployments are Ready (the model servers and the EPP: `helm.v4.Chart`
+ *   awaits a chart's Deployments unless `skipAwait`; on 2026-08 the model-server Deployment is
+ *   awaited itself) and the route (generative) or the embeddings Service (embedder) is created.
+ *   Nothing awaits the Gateway being Programmed, the HTTPRoute being Accepted or the InferencePool
+ *   being reconciled (the provider has no status to wait on for them): `app-serving verify` proves
+ *   the way in works.
  * - KServe: after the `LLMInferenceService` is created. The Kubernetes provider does not wait for
  *   KServe's `Ready` condition of a custom resource (unless you enable its generic await), so the
  *   KServe-managed names (route, InferencePool) may not exist yet: check with `app-serving verify`.

@@ -26,8 +26,6 @@ export {
   ensureNamespaces,
 } from './objects.ts';
 export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
-export { decodeDeployment, eppDeployment, eppService, istioGateway, modelStandIns } from './stand-ins.ts';
-export type { StandInModel } from './stand-ins.ts';
 export { istioGatewayStandIn, kserveStandIns, STAND_IN_LABEL, ENVOY_GATEWAY_SYSTEM } from './controllers.ts';
 export type { KserveStandInArgs } from './controllers.ts';
 export { DEFAULT_STORAGE_CLASSES, PROVISIONER, provisionOnce, provisionedVolume, storageClassObjects } from './storage.ts';
