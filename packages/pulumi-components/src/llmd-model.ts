@@ -1,16 +1,17 @@
 import * as pulumi from '@pulumi/pulumi';
-import { accessEnforced, istioGatewayPodLabels, type LlmdModelPlan } from '@app-serving/core';
+import type { LlmdModelPlan } from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { EmbeddingService } from './embedding-service.ts';
 import { InferencePool } from './inference-pool.ts';
 import { InferenceRoute } from './inference-route.ts';
+import { istioAccess, llmdFoundation } from './llmd-common.ts';
 import { LlmdInfra } from './llmd-infra.ts';
-import { ModelAccess } from './model-access.ts';
-import { ModelNamespace } from './model-namespace.ts';
-import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import type { ModelAccess } from './model-access.ts';
+import type { ModelNamespace } from './model-namespace.ts';
+import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import { ModelAutoscaling } from './model-autoscaling.ts';
 import { ModelService } from './model-service.ts';
-import { ModelStorage } from './model-storage.ts';
+import type { ModelStorage } from './model-storage.ts';
 import type { LlmdModelOutputs } from './model-outputs.ts';
 import { childOptions, whenReady } from './options.ts';
 
@@ -76,48 +77,10 @@ export class LlmdModel extends pulumi.ComponentResource {
       throw new pulumi.InputPropertyError({ propertyPath: 'plan.upstream', reason: 'is 2026-08; LlmdModel deploys models of the 2026-02 set (use LlmdRouterModel)' });
     }
     this.plan = plan;
-    if (plan.pullSecret !== null && args.harborToken === undefined) {
-      throw new pulumi.InputPropertyError({
-        propertyPath: 'harborToken',
-        reason: `is required: the plan of ${plan.name} pulls with the Secret ${plan.pullSecret} (pulumi config set --secret harborToken <robot token>)`,
-      });
-    }
     const inherited = opts?.dependsOn;
-    claimModelNamespace(this, name, plan, args.createNamespace);
-
-    this.modelNamespace = new ModelNamespace(
-      childName(name, 'namespace'),
-      {
-        name: plan.namespace,
-        slug: plan.slug,
-        ...(args.createNamespace === false && { create: false }),
-        ...(plan.pullSecret !== null && {
-          harborHostname: args.harborHostname,
-          harborUser: args.harborUser,
-          harborToken: args.harborToken,
-          pullSecretName: plan.pullSecret,
-        }),
-      },
-      childOptions(this, inherited),
-    );
+    ({ modelNamespace: this.modelNamespace, storage: this.storage } = llmdFoundation(this, name, plan, args, inherited));
     const ns = this.modelNamespace;
     const namespace = ns.name;
-
-    this.storage = plan.storage
-      ? new ModelStorage(
-          childName(name, 'storage'),
-          {
-            namespace,
-            slug: plan.slug,
-            storage: plan.storage,
-            ...(plan.pullSecret !== null && { pullSecret: plan.pullSecret }),
-            nodeSelector: plan.nodeSelector,
-            tolerations: plan.tolerations,
-            ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
-          },
-          childOptions(this, inherited, [ns]),
-        )
-      : undefined;
 
     this.infra = new LlmdInfra(
       childName(name, 'infra'),
@@ -147,19 +110,7 @@ export class LlmdModel extends pulumi.ComponentResource {
     );
 
     // Enforced on the gateway's pods before the route opens the model to traffic.
-    this.access =
-      plan.access !== undefined && accessEnforced(plan.access)
-        ? new ModelAccess(
-            childName(name, 'access'),
-            {
-              slug: plan.slug,
-              access: plan.access,
-              target: { istio: { namespace: plan.namespace, name: plan.gateway.name, podLabels: istioGatewayPodLabels(plan.gateway.name) } },
-              ...(args.apiKeys !== undefined && { apiKeys: args.apiKeys }),
-            },
-            childOptions(this, inherited, [ns]),
-          )
-        : undefined;
+    this.access = istioAccess(this, name, plan, args, inherited, [ns]);
 
     this.route =
       plan.httpRoute !== null

@@ -1,16 +1,17 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { accessEnforced, gatewayAliasManifest, istioGatewayPodLabels, RESOURCE_TYPES, type ChartRef, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
+import { gatewayAliasManifest, RESOURCE_TYPES, type ChartRef, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
 import { createChart } from './chart.ts';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
 import { EmbeddingService } from './embedding-service.ts';
-import { ModelAccess } from './model-access.ts';
+import { istioAccess, llmdFoundation } from './llmd-common.ts';
+import type { ModelAccess } from './model-access.ts';
 import { ModelAutoscaling } from './model-autoscaling.ts';
-import { ModelNamespace } from './model-namespace.ts';
+import type { ModelNamespace } from './model-namespace.ts';
 import type { LlmdModelOutputs } from './model-outputs.ts';
-import { claimModelNamespace, resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
-import { ModelStorage } from './model-storage.ts';
+import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
+import type { ModelStorage } from './model-storage.ts';
 import { childOptions, whenReady } from './options.ts';
 
 /** Arguments of {@link LlmdRouterModel}: a 2026-08 plan entry (or a model folder to plan here) and the Harbor credentials. */
@@ -160,48 +161,10 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
     }
     const plan = model;
     this.plan = plan;
-    if (plan.pullSecret !== null && args.harborToken === undefined) {
-      throw new pulumi.InputPropertyError({
-        propertyPath: 'harborToken',
-        reason: `is required: the plan of ${plan.name} pulls with the Secret ${plan.pullSecret} (pulumi config set --secret harborToken <robot token>)`,
-      });
-    }
     const inherited = opts?.dependsOn;
-    claimModelNamespace(this, name, plan, args.createNamespace);
-
-    this.modelNamespace = new ModelNamespace(
-      childName(name, 'namespace'),
-      {
-        name: plan.namespace,
-        slug: plan.slug,
-        ...(args.createNamespace === false && { create: false }),
-        ...(plan.pullSecret !== null && {
-          harborHostname: args.harborHostname,
-          harborUser: args.harborUser,
-          harborToken: args.harborToken,
-          pullSecretName: plan.pullSecret,
-        }),
-      },
-      childOptions(this, inherited),
-    );
+    ({ modelNamespace: this.modelNamespace, storage: this.storage } = llmdFoundation(this, name, plan, args, inherited));
     const ns = this.modelNamespace;
     const namespace = ns.name;
-
-    this.storage = plan.storage
-      ? new ModelStorage(
-          childName(name, 'storage'),
-          {
-            namespace,
-            slug: plan.slug,
-            storage: plan.storage,
-            ...(plan.pullSecret !== null && { pullSecret: plan.pullSecret }),
-            nodeSelector: plan.nodeSelector,
-            tolerations: plan.tolerations,
-            ...(args.pullTimeout !== undefined && { pullTimeout: args.pullTimeout }),
-          },
-          childOptions(this, inherited, [ns]),
-        )
-      : undefined;
 
     this.modelServer = new ModelServer(
       childName(name, 'model-server'),
@@ -210,19 +173,7 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
     );
     // Enforced by the Istio gateway's pods (core refuses access on other gateways); in place before
     // the Router chart's HTTPRoute opens the way in.
-    this.access =
-      accessEnforced(plan.access) && plan.gateway.kind === 'gateway'
-        ? new ModelAccess(
-            childName(name, 'access'),
-            {
-              slug: plan.slug,
-              access: plan.access,
-              target: { istio: { namespace: plan.namespace, name: plan.gateway.name, podLabels: istioGatewayPodLabels(plan.gateway.name) } },
-              ...(args.apiKeys !== undefined && { apiKeys: args.apiKeys }),
-            },
-            childOptions(this, inherited, [ns]),
-          )
-        : undefined;
+    this.access = istioAccess(this, name, plan, args, inherited, [ns]);
     this.router = new Router(
       childName(name, 'router'),
       { namespace, releaseName: plan.router.release, chart: plan.router.chart, values: plan.router.values, patches: plan.router.patches },
