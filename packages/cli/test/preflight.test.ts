@@ -273,6 +273,9 @@ describe('each prerequisite missing fails exactly its check, with the fix', () =
       { apiGroups: ['inference.networking.k8s.io'], resources: ['inferencepools'] },
       { apiGroups: ['networking.istio.io'], resources: ['destinationrules'] },
       { apiGroups: ['telemetry.istio.io'], resources: ['telemetries'] },
+      // The cloud example's Qwen3-0.6B is autoscaled: KEDA's ScaledObject and the PodMonitors.
+      { apiGroups: ['keda.sh'], resources: ['scaledobjects', 'triggerauthentications'] },
+      { apiGroups: ['monitoring.coreos.com'], resources: ['podmonitors'] },
     ].map((r) => ({ ...r, verbs: ['create'] }));
     await applyObjects(cluster, binding(createable));
     await until('denied', async () => !(await nobodyMayCreate('httproutes', 'gateway.networking.k8s.io')));
