@@ -6,7 +6,7 @@ import type { ViteUserConfig } from 'vitest/config';
  * (the `@app-serving/source` export condition) and write a JSON report that `scripts/test.mjs`
  * totals into the single `N passed, N failed` line CI reads.
  */
-export function sharedTestConfig(projectDir: string, name: string): ViteUserConfig {
+export function sharedTestConfig(projectDir: string, name: string, options: { maxWorkers?: number } = {}): ViteUserConfig {
   const root = resolve(projectDir, '../..');
   return {
     resolve: { conditions: ['@app-serving/source', 'import', 'module', 'node', 'default'] },
@@ -19,6 +19,7 @@ export function sharedTestConfig(projectDir: string, name: string): ViteUserConf
       root: projectDir,
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       environment: 'node',
+      ...(options.maxWorkers !== undefined && { maxWorkers: options.maxWorkers }),
       // Hang guards, not timings: generous enough for a 2-core machine at load 20 (a test that needs
       // more says so). No test asserts how long something took; the benchmarks measure that.
       testTimeout: 120_000,

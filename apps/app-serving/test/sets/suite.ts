@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { applyPatches, modelReleases, UPSTREAMS, type Upstream } from '@app-serving/core';
+import { applyPatches, modelReleases, type Upstream } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
   applyObjects,
@@ -15,7 +15,7 @@ import {
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APP_DIR, clusterShape, deployedProblems, exampleStacks, removeStack, standInControllers, stackUnderTest } from '../test/deploy/support.ts';
+import { APP_DIR, clusterShape, deployedProblems, exampleStacks, removeStack, standInControllers, stackUnderTest } from '../deploy/support.ts';
 
 /**
  * Every example stack on each set of upstream versions, without Pulumi: the stack is planned on the
@@ -39,7 +39,11 @@ const ROUTER_VARIANTS = [
   { file: 'Pulumi.kind.yaml', router: { mode: 'gateway', gatewayClass: 'agentgateway' } },
 ] as const;
 
-for (const upstream of UPSTREAMS) {
+/**
+ * The suite of one set, on a control plane of its own. `test/sets/<set>.test.ts` runs it: a file per
+ * set, so that vitest runs the sets side by side.
+ */
+export function describeSet(upstream: Upstream): void {
   describe(`every example stack on the ${upstream} set: rendered with real Helm, admitted, scheduled`, () => {
     let cluster: TestCluster;
     beforeAll(async () => {

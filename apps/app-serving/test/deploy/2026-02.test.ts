@@ -1,0 +1,3 @@
+import { describeDeploys } from './suite.ts';
+
+describeDeploys('2026-02');

@@ -1,0 +1,3 @@
+import { describeSet } from './suite.ts';
+
+describeSet('2026-02');
