@@ -251,25 +251,30 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
     const kube = await serveKube(() => false, onTestFinished);
     const kubeconfig = kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`);
     for (const command of ['preflight', 'verify']) {
-      const result = await runCli([command, '--stack', KIND, '--kubeconfig', kubeconfig, '--timeout', '3s', '--deadline', '5s'], { killAfterMs: 90_000 });
+      // A deadline long enough for the CLI to have started the plugin even at load 20 (at load 24, 5 s
+      // passed while Node was still starting and reading the kubeconfig): the plugin never ends, so
+      // whatever the deadline, it is what stops the run.
+      const result = await runCli([command, '--stack', KIND, '--kubeconfig', kubeconfig, '--timeout', '10s', '--deadline', '30s'], { killAfterMs: 180_000 });
       expectSafe(result, command, { codes: [1] });
       expect(result.stderr).toMatch(/exec plugin .*plugin.*deadline/);
       expect(result.stdout + result.stderr).not.toMatch(/API server is slow/);
     }
     // Killed (SIGKILL to the plugin's process group) when the run ended; gone once reaped.
     for (const pid of readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number)) expect(await gone(pid), `process ${pid} of the plugin still runs`).toBe(true);
-  });
+  }, 400_000);
 
   it('an exec plugin runs once per run, however many calls the checks make', async ({ onTestFinished }) => {
     const dir = tempDir(onTestFinished);
     const count = join(dir, 'count');
     const plugin = script(dir, 'plugin', `echo run >> ${count}; echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"once-tok"}}'`);
     const kube = await serveKube(() => false, onTestFinished);
-    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`), ...FLAGS]);
+    // Every check must get its answer (at load 24, 2 s per request was too short and preflight stopped
+    // after the first): the count is only meaningful over all of them.
+    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`), ...SLOW_FLAGS], { killAfterMs: 150_000 });
     expectSafe(result, 'once', { codes: [0, 1], secrets: ['once-tok'] });
     expect(kube.requests.length).toBeGreaterThan(10);
     expect(readFileSync(count, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
-  });
+  }, 400_000);
 
   it('an exec plugin that prints without end: stopped at its output limit', async ({ onTestFinished }) => {
     const dir = tempDir(onTestFinished);
@@ -293,10 +298,10 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
 
     mkdirSync(join(dir, 'slow'));
     const slow = script(join(dir, 'slow'), 'helper', 'exec sleep 600');
-    const hanging = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(join(dir, 'slow'), `auth-provider:\n  name: gcp\n  config:\n    cmd-path: ${slow}`), '--timeout', '3s', '--deadline', '5s'], {
-      killAfterMs: 90_000,
+    const hanging = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(join(dir, 'slow'), `auth-provider:\n  name: gcp\n  config:\n    cmd-path: ${slow}`), '--timeout', '10s', '--deadline', '30s'], {
+      killAfterMs: 180_000,
     });
     expectSafe(hanging, 'gcp slow', { codes: [1] });
     expect(hanging.stderr).toMatch(/gcp auth-provider cmd-path .*deadline/);
-  });
+  }, 400_000);
 });
