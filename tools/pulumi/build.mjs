@@ -19,10 +19,11 @@
 // call it at once: one prepares each thing (under a lock folder), the others wait for it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { once } from '../test-cluster/lock.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -74,57 +75,6 @@ function run(command, args, options) {
   const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
   if (result.error) throw new Error(`${command} ${args.join(' ')}: ${result.error.message}`);
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status}`);
-}
-
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-/**
- * Runs `make` under `<target>.lock` unless `done()`. The lock folder holds the builder's pid: a lock
- * whose process is gone is a crashed builder's and is taken over (a build may take half an hour on
- * a loaded machine, so its age says nothing).
- */
-function once(target, done, make) {
-  if (done()) return;
-  mkdirSync(dirname(target), { recursive: true });
-  const lock = `${target}.lock`;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch {
-      if (done()) return;
-      if (!lockAlive(lock)) rmSync(lock, { recursive: true, force: true });
-      sleep(1000);
-    }
-  }
-  try {
-    if (!done()) make();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-/** Whether the process that holds a lock folder still runs (a lock without a pid yet is young: alive). */
-function lockAlive(lock) {
-  let pid;
-  try {
-    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'));
-  } catch {
-    try {
-      return Date.now() - statSync(lock).mtimeMs < 60_000;
-    } catch {
-      return false;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
 }
 
 /** The Go environment for building and for the module downloads (`-mod=mod`: go.sum is written as needed). */

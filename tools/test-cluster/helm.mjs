@@ -8,10 +8,11 @@
 // Needs Go (>= 1.26) and the Go module proxy; APP_SERVING_HELM names a prebuilt helm instead.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot } from './build.mjs';
+import { once } from './lock.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -24,27 +25,6 @@ export function helmPath(env = process.env) {
   return join(cacheRoot(env), `helm-${HELM_VERSION}-${hash}`, 'bin', 'helm');
 }
 
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function alive(lock) {
-  try {
-    process.kill(Number(readFileSync(join(lock, 'pid'), 'utf8')), 0);
-    return true;
-  } catch (error) {
-    if (error.code === 'EPERM') return true;
-    if (error.code === 'ENOENT') {
-      try {
-        return Date.now() - statSync(lock).mtimeMs < 60_000;
-      } catch {
-        return false;
-      }
-    }
-    return false;
-  }
-}
-
 /** Returns the path of a helm binary, building it first if needed. Throws with the fix. */
 export function ensureHelm({ env = process.env, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   if (env.APP_SERVING_HELM) {
@@ -52,23 +32,8 @@ export function ensureHelm({ env = process.env, log = (line) => process.stderr.w
     return env.APP_SERVING_HELM;
   }
   const bin = helmPath(env);
-  if (existsSync(bin)) return bin;
   const folder = dirname(dirname(bin));
-  mkdirSync(dirname(folder), { recursive: true });
-  const lock = `${folder}.lock`;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch {
-      if (existsSync(bin)) return bin;
-      if (!alive(lock)) rmSync(lock, { recursive: true, force: true });
-      sleep(1000);
-    }
-  }
-  try {
-    if (existsSync(bin)) return bin;
+  once(folder, () => existsSync(bin), () => {
     if (spawnSync('go', ['version'], { env }).status !== 0) throw new Error('building Helm needs Go (>= 1.26) on the PATH, or set APP_SERVING_HELM to a helm v4 binary');
     const started = Date.now();
     log(`test-cluster: building Helm ${HELM_VERSION} into ${folder} …`);
@@ -85,10 +50,8 @@ export function ensureHelm({ env = process.env, log = (line) => process.stderr.w
     rmSync(folder, { recursive: true, force: true });
     renameSync(staging, folder);
     log(`test-cluster: Helm built in ${Math.round((Date.now() - started) / 1000)} s`);
-    return bin;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
+  return bin;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -12,10 +12,11 @@
 // Needs Go (>= 1.26) and the Go module proxy; APP_SERVING_KEDA names a prebuilt folder instead.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot } from './build.mjs';
+import { once } from './lock.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -36,27 +37,6 @@ function complete(folder) {
   return KEDA_COMMANDS.every((c) => existsSync(join(folder, 'bin', c))) && existsSync(join(folder, 'crds'));
 }
 
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function alive(lock) {
-  try {
-    process.kill(Number(readFileSync(join(lock, 'pid'), 'utf8')), 0);
-    return true;
-  } catch (error) {
-    if (error.code === 'EPERM') return true;
-    if (error.code === 'ENOENT') {
-      try {
-        return Date.now() - statSync(lock).mtimeMs < 60_000;
-      } catch {
-        return false;
-      }
-    }
-    return false;
-  }
-}
-
 /** Returns the folder holding `bin/` and `crds/`, building it first if needed. Throws with the fix. */
 export function ensureKeda({ env = process.env, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
   if (env.APP_SERVING_KEDA) {
@@ -64,22 +44,7 @@ export function ensureKeda({ env = process.env, log = (line) => process.stderr.w
     return env.APP_SERVING_KEDA;
   }
   const folder = kedaPath(env);
-  if (complete(folder)) return folder;
-  mkdirSync(dirname(folder), { recursive: true });
-  const lock = `${folder}.lock`;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      writeFileSync(join(lock, 'pid'), String(process.pid));
-      break;
-    } catch {
-      if (complete(folder)) return folder;
-      if (!alive(lock)) rmSync(lock, { recursive: true, force: true });
-      sleep(1000);
-    }
-  }
-  try {
-    if (complete(folder)) return folder;
+  once(folder, () => complete(folder), () => {
     if (spawnSync('go', ['version'], { env }).status !== 0) throw new Error('building KEDA needs Go (>= 1.26) on the PATH, or set APP_SERVING_KEDA to a folder with bin/keda-operator, bin/keda-adapter and crds/');
     const started = Date.now();
     log(`test-cluster: building KEDA ${KEDA_VERSION} (operator, metrics server) into ${folder} …`);
@@ -103,10 +68,8 @@ export function ensureKeda({ env = process.env, log = (line) => process.stderr.w
     rmSync(folder, { recursive: true, force: true });
     renameSync(staging, folder);
     log(`test-cluster: KEDA built in ${Math.round((Date.now() - started) / 1000)} s`);
-    return folder;
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
+  return folder;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
