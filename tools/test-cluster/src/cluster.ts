@@ -119,7 +119,8 @@ export interface AuditEvent {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now (the OS picks it). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);

@@ -15,11 +15,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ensureKeda } from '../keda.mjs';
-import { createCrd, type TestCluster } from './cluster.ts';
+import { createCrd, freePort, type TestCluster } from './cluster.ts';
 
 export const KEDA_NAMESPACE = 'keda';
 /** The APIService KEDA's metrics server serves, and the Service the aggregator resolves it through. */
@@ -33,17 +32,6 @@ export interface RunningKeda {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * Starts KEDA's operator and metrics server against `cluster` (which must have been started with
