@@ -1,23 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { llmdModel, stackFile, tempRepo } from '../test/helpers.ts';
+import { issuesOf, llmdModel, stackFile, tempRepo } from '../test/helpers.ts';
 import { accessPlan, apiKeyProblem, describeAccess, htpasswd, jwksProblem, openModelsWarning } from './access.ts';
 import { loadStackConfigFromMap, parseStackFile } from './config/load.ts';
-import { isStackError, type Issue } from './errors.ts';
 import { planDeployment } from './plan.ts';
 import { Secret, isSecret } from './secret.ts';
 
 const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: 'k1' }] });
 
-function issuesOf(run: () => unknown): Issue[] {
-  try {
-    run();
-  } catch (error) {
-    if (isStackError(error)) return [...error.issues];
-    throw error;
-  }
-  return [];
-}
 
 /** A cloud stack with one generative llm-d model `M` (slug m) whose entry gets `extra` lines. */
 function stack(extra: string, top = ''): string {

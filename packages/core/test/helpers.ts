@@ -35,6 +35,7 @@ export function stackFile(body: string): string {
 export const REPO_ROOT = join(import.meta.dirname, '..', '..', '..');
 
 import type { ValuesFile } from '../src/discovery.ts';
+import { isStackError, type Issue } from '../src/errors.ts';
 import { parseYaml } from '../src/yaml-source.ts';
 
 /** A values file parsed from text, as discovery would produce it. */
@@ -42,4 +43,15 @@ export function valuesFile(file: string, text: string): ValuesFile {
   const { source, issues } = parseYaml(file, text);
   if (issues.length) throw new Error(`bad test YAML: ${issues.map((i) => i.message).join(', ')}`);
   return { file, values: (source.value ?? {}) as Record<string, unknown>, source };
+}
+
+/** The issues of the StackError `run` throws; none when it throws nothing (any other error is rethrown). */
+export function issuesOf(run: () => unknown): Issue[] {
+  try {
+    run();
+  } catch (error) {
+    if (isStackError(error)) return [...error.issues];
+    throw error;
+  }
+  return [];
 }

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempRepo } from '../../test/helpers.ts';
+import { issuesOf, REPO_ROOT, tempRepo } from '../../test/helpers.ts';
 import { loadStackFile, parseStackFile } from '../config/load.ts';
 import { collectModels } from '../discovery.ts';
-import { IssueList, isStackError, type Issue } from '../errors.ts';
+import { IssueList } from '../errors.ts';
 import { planDeployment, type DeploymentPlan, type LlmdModelPlan, type LlmdRouterModelPlan } from '../plan.ts';
 import type { Values } from '../values/merge.ts';
 import { VLLM_IMAGE } from './2026-08/facts.ts';
@@ -73,15 +73,6 @@ const substance = (values: Values | undefined) => {
   return { image, servedModelName, launch: launch ?? 'vllm', model, port: port ?? 8000, replicas: replicas ?? 1, args, command, env, resources };
 };
 
-function thrown(run: () => unknown): Issue[] {
-  try {
-    run();
-  } catch (error) {
-    if (isStackError(error)) return [...error.issues];
-    throw error;
-  }
-  return [];
-}
 
 describe('migrate the example stack (air-gapped RKE2, Harbor) to 2026-08', () => {
   const { file, modelsDir } = copyOfExample('example');
@@ -155,7 +146,7 @@ describe('migrate the example stack (air-gapped RKE2, Harbor) to 2026-08', () =>
   });
 
   it('refuses a stack on 2026-08 already, at its upstream key', () => {
-    const issues = thrown(() => migrationOf(file, modelsDir));
+    const issues = issuesOf(() => migrationOf(file, modelsDir));
     expect(issues.map((i) => [i.code, i.path, i.line, i.message])).toEqual([['migrate.nothing-to-do', 'upstream', 9, 'the stack is on 2026-08 already (every enabled model): nothing to migrate']]);
   });
 });

@@ -2,9 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempRepo } from '../../../test/helpers.ts';
+import { issuesOf, REPO_ROOT, tempRepo } from '../../../test/helpers.ts';
 import { loadStackFile, parseStackFile } from '../../config/load.ts';
-import { isStackError, type Issue } from '../../errors.ts';
 import { planDeployment, type LlmdModelPlan, type LlmdRouterModelPlan, type ModelPlan } from '../../plan.ts';
 
 const MODELS = join(REPO_ROOT, 'models');
@@ -25,15 +24,6 @@ function exampleWith(stack: string, extra: string): string {
 const planOf = (file: string, modelsDir = MODELS) => planDeployment(loadStackFile(file), modelsDir);
 const router = (m: ModelPlan | undefined) => m as LlmdRouterModelPlan;
 
-function issuesOf(run: () => unknown): Issue[] {
-  try {
-    run();
-  } catch (error) {
-    if (isStackError(error)) return [...error.issues];
-    throw error;
-  }
-  return [];
-}
 
 describe('the example stack (on-prem RKE2, Harbor) on the 2026-08 set, gateway mode', () => {
   const plan = planOf(exampleWith('example', '  app-serving:upstream: 2026-08\n'));
