@@ -119,6 +119,16 @@ export interface AuditEvent {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Stops a child process: SIGTERM, SIGKILL after 5 s; resolves once it has exited (at once if it had). */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** A TCP port free on 127.0.0.1 right now (the OS picks it). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -153,14 +163,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     stopped = true;
     await stopProvisioner?.();
     // Reverse order: kwok and the controllers before the API server, etcd last.
-    for (const { child } of [...children].reverse()) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    for (const { child } of [...children].reverse()) await stopChild(child);
     rmSync(dir, { recursive: true, force: true });
   };
 

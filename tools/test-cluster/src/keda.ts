@@ -18,7 +18,7 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { ensureKeda } from '../keda.mjs';
-import { createCrd, freePort, type TestCluster } from './cluster.ts';
+import { createCrd, freePort, stopChild, type TestCluster } from './cluster.ts';
 
 export const KEDA_NAMESPACE = 'keda';
 /** The APIService KEDA's metrics server serves, and the Service the aggregator resolves it through. */
@@ -102,14 +102,7 @@ export async function startKeda(cluster: TestCluster, { log = () => {} }: { log?
     '--v=2',
   ]);
   const stop = async () => {
-    for (const child of children) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
+    for (const child of children) await stopChild(child);
   };
   const logs = () => ({
     operator: existsSync(logFile('keda-operator')) ? readFileSync(logFile('keda-operator'), 'utf8') : '',
