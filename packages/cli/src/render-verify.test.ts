@@ -69,7 +69,7 @@ describe('verify --base-url', () => {
     const url = await openAiServer(['random', 'sim-embeddings']);
     const dir = fixtureRepo({});
     const junit = join(dir, 'verify.xml');
-    const result = await cli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url, '--junit', junit, '--timeout', '5s']);
+    const result = await cli(['verify', '--stack', 'apps/app-serving/Pulumi.kind.yaml', '--base-url', url, '--junit', junit, '--timeout', '30s']);
     expect(result.stderr).toContain('Sim chat: PASS');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('app-serving verify: stack kind');

@@ -16,9 +16,14 @@ import { json, pump, serveKube } from './kube-server.ts';
  */
 
 const KIND = join(REPO_ROOT, 'apps/app-serving/Pulumi.kind.yaml');
-const FLAGS = ['--timeout', '2s', '--deadline', '20s'];
-/** For answers of many MB: the size limit must be what stops them, not the timeout of a loaded machine. */
-const SLOW_FLAGS = ['--timeout', '40s', '--deadline', '80s'];
+/**
+ * Generous limits for every run: the servers here answer at once (or without end, where a size limit
+ * must be what stops them), so no test needs a timeout to fire, and on a loaded CI machine (tests side
+ * by side) a 2 s per-check timeout ended a check before the HTML page it was testing arrived.
+ */
+const FLAGS = ['--timeout', '40s', '--deadline', '80s'];
+/** The hang guard of a run with FLAGS: longer than its deadline. */
+const GUARD = { killAfterMs: 150_000 };
 
 /** A script (`#!/bin/sh`) in `dir`, executable; returns its path. */
 function script(dir: string, name: string, body: string): string {
@@ -53,9 +58,7 @@ async function everyOutput(kubeconfig: string, dir: string, extra: string[] = []
   for (const command of ['preflight', 'verify']) {
     for (const json of [false, true]) {
       const junit = join(dir, `${command}-${json}.xml`);
-      // Generous limits (the server answers at once): with four of these side by side in a loaded CI
-      // run, 2 s per request and 20 s in all stopped a run before its report was written.
-      runs.push(await runCli([command, '--stack', KIND, '--kubeconfig', kubeconfig, ...SLOW_FLAGS, ...extra, '--junit', junit, ...(json ? ['--json'] : [])], { env: { APP_SERVING_CODE_CACHE: 'off' }, killAfterMs: 150_000 }));
+      runs.push(await runCli([command, '--stack', KIND, '--kubeconfig', kubeconfig, ...FLAGS, ...extra, '--junit', junit, ...(json ? ['--json'] : [])], { env: { APP_SERVING_CODE_CACHE: 'off' }, ...GUARD }));
       if (existsSync(junit)) reports.push(readFileSync(junit, 'utf8'));
     }
   }
@@ -114,7 +117,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
       res.end(bomb);
       return true;
     }, onTestFinished);
-    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...SLOW_FLAGS], { killAfterMs: 150_000 });
+    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS], GUARD);
     expectSafe(result, 'gzip', BOUNDED);
     expect(result.stdout).toMatch(/content-encoding gzip/);
     expect(result.stdout).not.toMatch(/cannot reach the API server/);
@@ -131,7 +134,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
         if (name.includes('node') ? path === '/api/v1/nodes' : path === '/version') return behaviour(res), true;
         return false;
       }, onTestFinished);
-      const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...SLOW_FLAGS], { killAfterMs: 150_000 });
+      const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS], GUARD);
       expectSafe(result, name, BOUNDED);
       expect(result.stdout).toMatch(/exceeded 16 MiB|nested deeper/);
     });
@@ -145,7 +148,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
       pump(res, () => `${JSON.stringify({ metadata: { name: 'p'.repeat(1000) } })},`.repeat(50));
       return true;
     }, onTestFinished);
-    const result = await runCli(['verify', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...SLOW_FLAGS], { killAfterMs: 150_000 });
+    const result = await runCli(['verify', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS], GUARD);
     expectSafe(result, 'endless pods', BOUNDED);
     expect(result.stdout).toMatch(/exceeded 16 MiB/);
   });
@@ -158,7 +161,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
   ] as const) {
     it(`answers ${name}: said as it is, not "cannot reach the API server"`, async ({ onTestFinished }) => {
       const kube = await serveKube((_req, res) => (answer(res), true), onTestFinished);
-      const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS]);
+      const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS], GUARD);
       expectSafe(result, name, { codes: [1] });
       expect(result.stdout).toMatch(said);
       expect(result.stdout).not.toMatch(/cannot reach the API server|internal error|please report/);
@@ -173,7 +176,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
         res.end(`{"kind":"CustomResourceDefinition","spec":{"versions":${versions}},"metadata":{"labels":5}}`);
         return true;
       }, onTestFinished);
-      const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS, '--json']);
+      const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(tempDir(onTestFinished), 'token: t0k3n-value'), ...FLAGS, '--json'], GUARD);
       expectSafe(result, versions, { codes: [1] });
       const checks = JSON.parse(result.stdout).checks as { id: string; status: string; message: string }[];
       const crds = checks.filter((c) => c.id.startsWith('crd:'));
@@ -193,7 +196,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
       return true;
     }, onTestFinished);
     const junit = join(dir, 'r.xml');
-    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, 'token: t0k3n-value'), ...FLAGS, '--junit', junit]);
+    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, 'token: t0k3n-value'), ...FLAGS, '--junit', junit], GUARD);
     expectSafe(result, '7 MiB', { codes: [1] });
     expect(result.stdout.length + result.stderr.length).toBeLessThan(100_000);
     expect(readFileSync(junit, 'utf8').length).toBeLessThan(100_000);
@@ -211,7 +214,7 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
     writeFileSync(join(dir, 'binary'), Buffer.from([0x61, 0, 0xff, 0x0a]));
     for (const file of ['/dev/zero', fifo, dir, join(dir, 'big'), join(dir, 'binary')]) {
       for (const command of ['preflight', 'verify']) {
-        const result = await runCli([command, '--stack', KIND, '--kubeconfig', file, ...FLAGS], { killAfterMs: 60_000 });
+        const result = await runCli([command, '--stack', KIND, '--kubeconfig', file, ...FLAGS], GUARD);
         // A folder on the command line is a usage error (docs/cli.md, Exit codes); the rest are failed checks.
         expectSafe(result, `${command} --kubeconfig ${file}`, file === dir ? { ...BOUNDED, codes: [2] } : BOUNDED);
         expect(result.stderr).toContain(file);
@@ -226,7 +229,7 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
     for (const file of ['/dev/zero', fifo]) {
       const stack = join(dir, 'Pulumi.k.yaml');
       writeFileSync(stack, `${readFileSync(KIND, 'utf8')}\n  app-serving:kubeconfig: ${file}\n`);
-      const result = await runCli(['preflight', '--stack', stack, '-m', join(REPO_ROOT, 'models'), ...FLAGS], { killAfterMs: 60_000 });
+      const result = await runCli(['preflight', '--stack', stack, '-m', join(REPO_ROOT, 'models'), ...FLAGS], GUARD);
       expectSafe(result, `stack kubeconfig ${file}`, BOUNDED);
       expect(result.stderr).toContain(file);
     }
@@ -274,7 +277,7 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
     const kube = await serveKube(() => false, onTestFinished);
     // Every check must get its answer (at load 24, 2 s per request was too short and preflight stopped
     // after the first): the count is only meaningful over all of them.
-    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`), ...SLOW_FLAGS], { killAfterMs: 150_000 });
+    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`), ...FLAGS], GUARD);
     expectSafe(result, 'once', { codes: [0, 1], secrets: ['once-tok'] });
     expect(kube.requests.length).toBeGreaterThan(10);
     expect(readFileSync(count, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
@@ -284,7 +287,7 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
     const dir = tempDir(onTestFinished);
     const plugin = script(dir, 'plugin', 'exec yes');
     const kube = await serveKube(() => false, onTestFinished);
-    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`), ...FLAGS]);
+    const result = await runCli(['preflight', '--stack', KIND, '--kubeconfig', kube.kubeconfig(dir, `exec:\n  apiVersion: client.authentication.k8s.io/v1\n  command: ${plugin}`), ...FLAGS], GUARD);
     expectSafe(result, 'endless plugin', BOUNDED);
     expect(result.stderr).toMatch(/printed more than 1 MiB/);
   });
@@ -295,7 +298,7 @@ describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
     const helper = script(dir, 'helper', `printf '%s\\n' "$@" > ${join(dir, 'args')}; echo '{"access_token":"gcp-ok"}'`);
     const pwned = join(dir, 'pwned');
     const injected = kube.kubeconfig(dir, `auth-provider:\n  name: gcp\n  config:\n    cmd-path: ${helper}\n    cmd-args: "config; touch ${pwned}"`);
-    const run = await runCli(['preflight', '--stack', KIND, '--kubeconfig', injected, ...FLAGS]);
+    const run = await runCli(['preflight', '--stack', KIND, '--kubeconfig', injected, ...FLAGS], GUARD);
     expectSafe(run, 'gcp', { codes: [0, 1], secrets: ['gcp-ok'] });
     expect(existsSync(pwned)).toBe(false);
     expect(readFileSync(join(dir, 'args'), 'utf8').split('\n').filter(Boolean)).toEqual(['config;', 'touch', pwned]);
