@@ -431,7 +431,17 @@ exec /usr/bin/test "$@"
  * call waits until every served version answers. What the old set had and the new one lacks stays.
  */
 export async function installCrds(cluster: TestCluster, set: CrdSet): Promise<void> {
-  const crds = upstreamCrds(set) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
+  await installCrdFiles(cluster, crdFiles(set));
+}
+
+/**
+ * Installs (or updates) the CRDs of pinned upstream files, relative to the upstream folder, into a
+ * running cluster, and resolves once every served version is in discovery: what a cluster's admin
+ * does for a controller the stack needs that the cluster's set does not have (Envoy Gateway's on a
+ * 2026-02 cluster, for a KServe model's access).
+ */
+export async function installCrdFiles(cluster: TestCluster, files: readonly string[]): Promise<void> {
+  const crds = [...new Set(files)].flatMap((f) => crdsOf(f)) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
   for (const crd of crds) {
     const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
     const existing = await cluster.request('GET', path);

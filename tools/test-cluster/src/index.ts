@@ -6,7 +6,7 @@
  */
 export { PROJECT_ROOT, locateUpstream, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
 export type { UpstreamLocation } from './upstream.ts';
-export { startCluster, crdFiles, installCrds, CURRENT_CRDS_BESIDE } from './cluster.ts';
+export { startCluster, crdFiles, installCrds, installCrdFiles, CURRENT_CRDS_BESIDE } from './cluster.ts';
 export type { TestCluster, TestUser, StartOptions, ApiResponse, AuditEvent, CrdSet } from './cluster.ts';
 export { startKeda, startPrometheus, KEDA_NAMESPACE, EXTERNAL_METRICS_API } from './keda.ts';
 export type { RunningKeda, StandInPrometheus } from './keda.ts';
@@ -33,6 +33,6 @@ export type { StorageClassSpec } from './storage.ts';
 export { helmTemplate, clusterApiVersions, publishedChart, renderReleases } from './helm.ts';
 export type { HelmTemplateArgs, PlannedRelease } from './helm.ts';
 export { startModelServer } from './model-server.ts';
-export type { ModelServer } from './model-server.ts';
+export type { ModelServer, ModelServerOptions, Refusal } from './model-server.ts';
 export { createTestStack, pulumiEngine, resourceSteps } from './pulumi.ts';
 export type { PulumiEngine, InlineProgram, TestStackOptions, TestStack, OperationResult, OperationError, ResourceStep } from './pulumi.ts';

@@ -2,7 +2,8 @@
  * A minimal OpenAI-compatible server on 127.0.0.1 that stands in for the model servers behind the
  * simulated pods (kwok runs no container): a pod's port-forward points at it. It serves the given
  * model names — `/v1/models`, chat (plain and streamed), completions, embeddings — under any path
- * prefix (KServe routes `/<namespace>/<name>/v1/…`), and records the requests it got.
+ * prefix (KServe routes `/<namespace>/<name>/v1/…`), and records the requests it got. Where it stands
+ * in for a gateway that controls access, `authorize` refuses what that gateway would.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,10 +17,32 @@ export interface ModelServer {
   close(): Promise<void>;
 }
 
+/** A refusal: the status and message a gateway would answer a request with. */
+export interface Refusal {
+  readonly status: number;
+  readonly message: string;
+}
+
+export interface ModelServerOptions {
+  /**
+   * What the gateway in front checks, where the server stands in for a gateway that controls access:
+   * a refusal for a request it would refuse (answered before anything else), else undefined.
+   */
+  readonly authorize?: (req: IncomingMessage) => Refusal | undefined;
+}
+
 /** Starts the server; close it when done. */
-export async function startModelServer(models: readonly string[]): Promise<ModelServer> {
+export async function startModelServer(models: readonly string[], options: ModelServerOptions = {}): Promise<ModelServer> {
   const requests: string[] = [];
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const refusal = options.authorize?.(req);
+    if (refusal) {
+      requests.push(`${req.method} ${req.url} ${refusal.status}`);
+      req.resume();
+      res.writeHead(refusal.status, { 'content-type': 'text/plain' });
+      res.end(refusal.message);
+      return;
+    }
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => {

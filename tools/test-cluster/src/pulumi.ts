@@ -41,7 +41,10 @@ export interface TestStackOptions {
   readonly projectName?: string;
   /** The stack file's `config:` map (keys as a stack file writes them, values as YAML gives them); secrets go in `secrets`. */
   readonly config: Readonly<Record<string, unknown>>;
-  /** Secret config values by key (`app-serving:harborToken`), stored encrypted like `pulumi config set --secret`. */
+  /**
+   * Secret config values by config path (`app-serving:harborToken`, `app-serving:apiKeys["ci"]`),
+   * stored encrypted like `pulumi config set --secret --path`.
+   */
   readonly secrets?: Readonly<Record<string, string>>;
   readonly program: InlineProgram;
   /** Extra environment of the engine (and so of the provider). */
@@ -81,8 +84,8 @@ export interface TestStack {
   destroy(): Promise<OperationResult<DestroyResult>>;
   /** Replaces the program's config (the `config:` map) for the next operation. */
   setConfig(config: Readonly<Record<string, unknown>>): Promise<void>;
-  /** Sets one secret config value. */
-  setSecret(key: string, value: string): Promise<void>;
+  /** Sets one secret config value, by config path (as `secrets`). */
+  setSecret(path: string, value: string): Promise<void>;
   /** Removes the stack and its folder (after a destroy). */
   remove(): Promise<void>;
 }
@@ -91,6 +94,13 @@ export interface TestStack {
 export interface OperationError extends Error {
   readonly output: string;
   readonly events: readonly EngineEvent[];
+}
+
+/** Whether a config value is a secret (`{secure: …}`) or holds one at any depth (`pulumi config set --path`). */
+function holdsSecret(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (!Array.isArray(value) && 'secure' in value) return true;
+  return Object.values(value).some(holdsSecret);
 }
 
 /**
@@ -131,11 +141,11 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
   const setConfig = async (config: Readonly<Record<string, unknown>>) => {
     // The CLI wrote the file with the passphrase's salt (and any secrets set since): keep those.
     const current = (parse(readFileSync(settingsFile, 'utf8')) ?? {}) as { config?: Record<string, unknown> };
-    const secrets = Object.fromEntries(Object.entries(current.config ?? {}).filter(([, v]) => typeof v === 'object' && v !== null && 'secure' in v));
+    const secrets = Object.fromEntries(Object.entries(current.config ?? {}).filter(([, v]) => holdsSecret(v)));
     writeFileSync(settingsFile, stringify({ ...current, config: { ...config, ...secrets } }));
   };
   await setConfig(options.config);
-  for (const [key, value] of Object.entries(options.secrets ?? {})) await stack.setConfig(key, { value, secret: true });
+  for (const [path, value] of Object.entries(options.secrets ?? {})) await stack.setConfig(path, { value, secret: true }, true);
 
   const run = async <R>(what: string, operation: (hooks: { onOutput: (s: string) => void; onEvent: (e: EngineEvent) => void }) => Promise<R>): Promise<OperationResult<R>> => {
     let output = '';
@@ -161,7 +171,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     },
     destroy: () => run('destroy', (hooks) => stack.destroy({ ...hooks, color: 'never' })),
     setConfig,
-    setSecret: async (key, value) => stack.setConfig(key, { value, secret: true }),
+    setSecret: async (path, value) => stack.setConfig(path, { value, secret: true }, true),
     remove: async () => {
       await stack.workspace.removeStack(options.stackName, { force: true }).catch(() => undefined);
       rmSync(workDir, { recursive: true, force: true });
