@@ -10,11 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodes, createTestStack, installCrds, startCluster, startModelServer, type ResourceStep, type TestCluster, type TestStack } from '@app-serving/test-cluster';
+import { createNodes, createTestStack, installCrds, startCluster, type ResourceStep, type TestCluster, type TestStack } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { appServingProgram } from '../../src/program.ts';
-import { APP_DIR, MODELS_DIR, appServing, clusterShape, deployedProblems, stackUnderTest, wireForVerify, type StackUnderTest } from './support.ts';
+import { APP_DIR, MODELS_DIR, appServing, clusterShape, deployedProblems, stackUnderTest, verifyDeployed, type StackUnderTest } from './support.ts';
 
 const STACK = 'Pulumi.example.yaml';
 let cluster: TestCluster;
@@ -202,15 +202,7 @@ describe('the example stack moved to the 2026-08 set', () => {
       const names = (await cluster.request('GET', `/apis/apps/v1/namespaces/${model.namespace}/deployments`)).body.items.map((d: any) => d.metadata.name).sort();
       expect(names).toEqual([model.inferencePool.epp, model.modelServer.decodeDeployment].sort());
     }
-    const server = await startModelServer(moved.plan.models.map((m) => (m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName)));
-    try {
-      await wireForVerify(cluster, moved.plan, server.port);
-      const verify = await appServing(['verify', '--stack', moved.file, '--models-dir', moved.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s']);
-      const report = JSON.parse(verify.stdout || 'null');
-      const failing = (report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`));
-      expect({ failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
-    } finally {
-      await server.close();
-    }
+    const verify = await verifyDeployed(cluster, moved);
+    expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
   }, 900_000);
 });

@@ -13,35 +13,48 @@
  * Each stack deploys into a control plane of its own holding the CRDs of its set of upstream
  * versions (2026-02: `crds/`; 2026-08: `current/crds/`).
  */
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { KUBERNETES_PROVIDER } from '../../../../tools/pulumi/build.mjs';
 import {
   applyObjects,
   createNodes,
   createTestStack,
   ENVOY_GATEWAY_SYSTEM,
+  installCrdFiles,
   startCluster,
-  startModelServer,
   type TestCluster,
   type TestStack,
 } from '@app-serving/test-cluster';
 import { DEFAULT_UPSTREAM, loadStackFile, type Upstream } from '@app-serving/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appServingProgram } from '../../src/program.ts';
-import { APP_DIR, appServing, clusterShape, deployedProblems, exampleStacks, leftovers, stackUnderTest, wireForVerify, type StackUnderTest } from './support.ts';
+import { APP_DIR, STACKS_DIR, clusterShape, deployedProblems, exampleStacks, leftovers, stackUnderTest, verifyDeployed, type StackUnderTest } from './support.ts';
 
 /** The set of upstream versions of a stack file (absent `upstream`: 2026-02). */
-export const setOf = (file: string): Upstream => loadStackFile(join(APP_DIR, file), file, { checkRules: false }).upstream ?? DEFAULT_UPSTREAM;
+export const setOf = (path: string): Upstream => loadStackFile(path, basename(path), { checkRules: false }).upstream ?? DEFAULT_UPSTREAM;
 
-/** The namespaces a stack expects to exist already (the KServe Gateway's, when it is not a model's). */
+/**
+ * The stacks the deploy tier deploys: every example stack, and the tier's own (`stacks/`: access
+ * and autoscaling on both sets, llm-d and KServe side by side), by path.
+ */
+export function deployedStacks(): string[] {
+  return [...exampleStacks().map((file) => join(APP_DIR, file)), ...exampleStacks(STACKS_DIR).map((file) => join(STACKS_DIR, file))];
+}
+
+/** Envoy Gateway's CRDs: a 2026-02 cluster (`crds/`) lacks them; KServe models' access needs its SecurityPolicy. */
+const ENVOY_GATEWAY_CRDS = 'current/crds/envoy-gateway-v1.8.1.yaml';
+
+/**
+ * What a stack expects of the cluster before `up`: the namespaces it does not create (the KServe
+ * Gateway's, when it is not a model's), and Envoy Gateway's CRDs where a KServe model's access
+ * needs them and the cluster's set does not have them.
+ */
 async function prerequisites(cluster: TestCluster, sut: StackUnderTest): Promise<void> {
   const own = new Set(sut.plan.models.map((m) => m.namespace));
   const needed = [sut.plan.kserve?.gateway.namespace].filter((n): n is string => n !== undefined && !own.has(n));
   await applyObjects(cluster, needed.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
-}
-
-function servedNames(sut: StackUnderTest): string[] {
-  return sut.plan.models.map((m) => (m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName));
+  const securityPolicies = await cluster.request('GET', '/apis/gateway.envoyproxy.io/v1alpha1');
+  if (securityPolicies.status === 404 && sut.plan.models.some((m) => m.platform === 'kserve' && m.access.mode !== 'open')) await installCrdFiles(cluster, [ENVOY_GATEWAY_CRDS]);
 }
 
 /**
@@ -58,7 +71,7 @@ export function describeDeploys(upstream: Upstream): void {
     }, 900_000);
     afterAll(async () => cluster?.stop(), 120_000);
 
-    describe.each(exampleStacks().filter((file) => setOf(file) === upstream))('%s, deployed by the real engine', (file: string) => {
+    describe.each(deployedStacks().filter((path) => setOf(path) === upstream).map((path) => [relative(APP_DIR, path), path]))('%s, deployed by the real engine', (_name: string, path: string) => {
       let sut: StackUnderTest;
       let stack: TestStack;
       let created = 0;
@@ -68,7 +81,7 @@ export function describeDeploys(upstream: Upstream): void {
       }, 120_000);
 
       it('up: every object the plan names is in the cluster, placed as planned, Ready; verify passes', async () => {
-        sut = stackUnderTest(join(APP_DIR, file), { kubeconfig: cluster.kubeconfigPath });
+        sut = stackUnderTest(path, { kubeconfig: cluster.kubeconfigPath });
         await createNodes(cluster, clusterShape(sut.plan, sut.name));
         await prerequisites(cluster, sut);
         stack = await createTestStack({ cluster, stackName: sut.name, config: sut.config, secrets: sut.secrets, program: () => appServingProgram(sut.modelsDir) });
@@ -81,17 +94,9 @@ export function describeDeploys(upstream: Upstream): void {
         expect(up.output).toContain(KUBERNETES_PROVIDER.pluginVersion);
         expect(await deployedProblems(cluster, sut.plan)).toEqual([]);
 
-        const server = await startModelServer(servedNames(sut));
-        try {
-          await wireForVerify(cluster, sut.plan, server.port);
-          const verify = await appServing(['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s']);
-          const report = JSON.parse(verify.stdout || 'null');
-          const failing = (report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`));
-          expect({ failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
-          expect(verify.code).toBe(0);
-        } finally {
-          await server.close();
-        }
+        const verify = await verifyDeployed(cluster, sut);
+        expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
+        expect(verify.codes.every((code) => code === 0)).toBe(true);
       }, 900_000);
 
       it('no-op: a second up changes nothing', async () => {

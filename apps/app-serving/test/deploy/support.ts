@@ -26,24 +26,31 @@ import {
   type Upstream,
 } from '@app-serving/core';
 import {
+  ENVOY_GATEWAY_SYSTEM,
   forwardPodPort,
   istioGatewayStandIn,
   kserveStandIns,
   list,
   podFileSystem,
   publishedChart,
+  startModelServer,
   upstreamDir,
   waitFor,
   type KubeObject,
+  type ModelServer,
+  type ModelServerOptions,
   type NodeSpec,
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { parse, stringify } from 'yaml';
+import { credentials, gatewayAuthorizer, useHarnessKeys } from './access.ts';
 
 export const APP_DIR = join(import.meta.dirname, '..', '..');
 export const REPO_ROOT = join(APP_DIR, '..', '..');
 export const MODELS_DIR = join(REPO_ROOT, 'models');
 export const CLI_BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'app-serving.js');
+/** The deploy tier's own stacks, beside the examples (suite.ts). */
+export const STACKS_DIR = join(import.meta.dirname, 'stacks');
 
 /** Every example stack file of the app (`Pulumi.<stack>.yaml`, not the template). */
 export function exampleStacks(dir: string = APP_DIR): string[] {
@@ -60,10 +67,15 @@ export interface StackUnderTest {
   readonly file: string;
   /** The `config:` map without the secrets, for the engine. */
   readonly config: Record<string, unknown>;
-  /** The secrets by config key, with test values. */
+  /**
+   * The secrets with test values, by config path as `pulumi config set --path` takes it: a key
+   * (`app-serving:harborToken`) or a key and the place inside its value (`app-serving:apiKeys["ci"]`).
+   */
   readonly secrets: Record<string, string>;
   readonly modelsDir: string;
   readonly plan: DeploymentPlan;
+  /** What verify sends per model name whose access is not open (`APP_SERVING_VERIFY_TOKEN`). */
+  readonly credentials: Record<string, string>;
 }
 
 /**
@@ -71,14 +83,45 @@ export interface StackUnderTest {
  * a changed ciphertext is a changed secret for the engine as it is for `app-serving diff`.
  */
 export function secretValue(key: string, secure: string): string {
-  return `test-${key.replace(/^app-serving:/, '')}-${createHash('sha256').update(secure).digest('hex').slice(0, 12)}`;
+  const name = key.replace(/^app-serving:/, '').replace(/[^A-Za-z0-9-]+/g, '.').replace(/\.+$/, '');
+  return `test-${name}-${createHash('sha256').update(secure).digest('hex').slice(0, 12)}`;
+}
+
+const isSecure = (value: unknown): value is { secure: unknown } => typeof value === 'object' && value !== null && !Array.isArray(value) && 'secure' in value;
+
+/**
+ * Takes every secret (`{secure: …}`) out of a config map, at any depth (`pulumi config set --secret
+ * --path` writes them inside a key's value, as `app-serving:apiKeys.<name>`): returns them by config
+ * path with test values, and the map without them (a value left empty by it dropped).
+ */
+export function takeSecrets(config: Record<string, unknown>): { config: Record<string, unknown>; secrets: Record<string, string> } {
+  const secrets: Record<string, string> = {};
+  const walk = (value: unknown, path: string): unknown => {
+    if (isSecure(value)) {
+      secrets[path] = secretValue(path, String(value.secure));
+      return undefined;
+    }
+    if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`));
+    if (typeof value !== 'object' || value === null) return value;
+    const kept = Object.entries(value).flatMap(([key, inner]) => {
+      const left = walk(inner, `${path}[${JSON.stringify(key)}]`);
+      return left === undefined ? [] : [[key, left] as const];
+    });
+    return kept.length === 0 && Object.keys(value).length > 0 ? undefined : Object.fromEntries(kept);
+  };
+  const kept = Object.entries(config).flatMap(([key, value]) => {
+    const left = walk(value, key);
+    return left === undefined ? [] : [[key, left] as const];
+  });
+  return { config: Object.fromEntries(kept), secrets };
 }
 
 /**
  * Reads a stack file and rewrites what the test cluster needs: every chart at a published package
  * under ../shared/upstream/charts (the air-gap way: `charts.<chart>.chart` as a path), the kubeconfig
- * key (if any) at the cluster's, and each secret (`secure:`) as a placeholder here and a test value
- * for the engine. `edit` may change the config map first (the change tests).
+ * key (if any) at the cluster's, each JWT model's keys at the harness's (./access.ts), and each
+ * secret (`secure:`, at any depth) as a placeholder here and a test value for the engine. `edit` may
+ * change the config map first (the change tests).
  */
 export function stackUnderTest(
   file: string,
@@ -89,10 +132,7 @@ export function stackUnderTest(
   const config: Record<string, unknown> = structuredClone(doc.config);
   if (options.upstream !== undefined) config['app-serving:upstream'] = options.upstream;
   options.edit?.(config);
-  const secrets: Record<string, string> = {};
-  for (const [key, value] of Object.entries(config)) {
-    if (typeof value === 'object' && value !== null && 'secure' in value) secrets[key] = secretValue(key, String((value as { secure: unknown }).secure));
-  }
+  useHarnessKeys(config);
   if ('app-serving:kubeconfig' in config) config['app-serving:kubeconfig'] = options.kubeconfig;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), `app-serving-stack-${name}-`));
   mkdirSync(dir, { recursive: true });
@@ -115,8 +155,8 @@ export function stackUnderTest(
   }
   if (Object.keys(charts).length > 0) config['app-serving:charts'] = charts;
   const plan = planOf();
-  const engineConfig = Object.fromEntries(Object.entries(config).filter(([key]) => !(key in secrets)));
-  return { name, file: written, config: engineConfig, secrets, modelsDir, plan };
+  const { config: engineConfig, secrets } = takeSecrets(config);
+  return { name, file: written, config: engineConfig, secrets, modelsDir, plan, credentials: credentials(plan, secrets) };
 }
 
 /** The chart keys (`charts.<key>`) the llm-d models of a plan deploy, with their pinned charts. */
@@ -301,19 +341,70 @@ async function kserveProblems(model: KserveModelPlan, expectObject: ExpectObject
   if (model.hfTokenSecret) await expectObject(`Secret ${ns}/${model.hfTokenSecret}`, `/api/v1/namespaces/${ns}/secrets/${model.hfTokenSecret}`);
 }
 
+/** The served model name of every model of a plan (what the local model server answers for). */
+export function servedNames(plan: DeploymentPlan): string[] {
+  return plan.models.map((m) => (m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName));
+}
+
+/**
+ * `app-serving verify --kubeconfig` of a deployed stack, with what it needs where no controller and
+ * no container runs ({@link wireForVerify}): a local model server behind every pod, refusing what
+ * the deployed access policies refuse at the gateway pods (./access.ts). Models are verified in
+ * groups of the same credential (`APP_SERVING_VERIFY_TOKEN` is one per run): the failed checks of
+ * all runs, their stderr and exit codes.
+ */
+export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderTest, 'file' | 'modelsDir' | 'plan' | 'credentials'>): Promise<{ failing: string[]; stderr: string; codes: (number | null)[] }> {
+  const names = servedNames(sut.plan);
+  const servers: ModelServer[] = [];
+  const serve = async (authorize?: ModelServerOptions['authorize']) => {
+    const server = await startModelServer(names, authorize ? { authorize } : {});
+    servers.push(server);
+    return server.port;
+  };
+  try {
+    const open = await serve();
+    await wireForVerify(cluster, sut.plan, async (pod) => {
+      const authorize = await gatewayAuthorizer(cluster, sut.plan, pod);
+      return authorize ? serve(authorize) : open;
+    });
+    const groups = new Map<string | undefined, string[]>();
+    for (const model of sut.plan.models) {
+      const token = sut.credentials[model.name];
+      groups.set(token, [...(groups.get(token) ?? []), model.name]);
+    }
+    const failing: string[] = [];
+    let stderr = '';
+    const codes: (number | null)[] = [];
+    for (const [token, models] of groups) {
+      const run = await appServing(
+        ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s', ...models.flatMap((m) => ['--model', m])],
+        token === undefined ? {} : { env: { APP_SERVING_VERIFY_TOKEN: token } },
+      );
+      const report = JSON.parse(run.stdout || 'null');
+      failing.push(...(report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`)));
+      stderr += run.stderr;
+      codes.push(run.code);
+    }
+    return { failing, stderr, codes };
+  } finally {
+    for (const server of servers) await server.close();
+  }
+}
+
 /**
  * What verify needs where no controller and no container runs: the controllers' stand-ins (Istio's
  * gateway per llm-d model; KServe's workload, Envoy's proxy and the service's status), each Ready
- * pod's ports forwarded to `serverPort`, and the weights marker in each model-server pod's file
- * system (as the pull Job left it on the volume).
+ * pod's ports forwarded to the local port `serverFor` gives for the pod, and the weights marker in
+ * each model-server pod's file system (as the pull Job left it on the volume).
  */
-export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, serverPort: number): Promise<void> {
+export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, serverFor: (pod: any) => Promise<number>): Promise<void> {
   await standInControllers(cluster, plan);
-  const namespaces = [...new Set([...plan.models.map((m) => m.namespace), ...(plan.models.some((m) => m.platform === 'kserve') ? ['envoy-gateway-system'] : [])])];
+  const namespaces = [...new Set([...plan.models.map((m) => m.namespace), ...(plan.models.some((m) => m.platform === 'kserve') ? [ENVOY_GATEWAY_SYSTEM] : [])])];
   for (const namespace of namespaces) {
     const pods = await waitForReadyPods(cluster, namespace);
     for (const pod of pods) {
       const ports = [...new Set(pod.spec.containers.flatMap((c: any) => (c.ports ?? []).map((p: any) => p.containerPort)))] as number[];
+      const serverPort = ports.length > 0 ? await serverFor(pod) : 0;
       for (const port of ports) await forwardPodPort(cluster, namespace, pod.metadata.name, port, { port: serverPort });
       const model = plan.models.find((m) => m.namespace === namespace);
       if (model?.storage && isModelServerPod(model, pod)) await podFileSystem(cluster, namespace, pod.metadata.name, { [model.storage.marker]: '' });
