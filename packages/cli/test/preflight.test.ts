@@ -357,6 +357,21 @@ describe('an API server that cannot answer: a clear reason in bounded time', () 
     expect(run.stdout).toMatch(/^NOT READY: 0 passed, 1 failed, 0 warnings, \d+ skipped/m);
   });
 
+  it('credentials that cannot be loaded: exit 1, and --junit still writes a report holding that failure (preflight and verify)', async () => {
+    // An exec plugin that prints no ExecCredential: the run stops before its first check.
+    const file = join(TMP, 'kubeconfig-exec-nope');
+    writeFileSync(file, readFileSync(kubeconfig('https://127.0.0.1:1'), 'utf8').replace('    token: t\n', '    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/echo\n      args: [nope]\n'));
+    for (const command of ['preflight', 'verify']) {
+      const junit = join(TMP, `${command}-exec-nope.xml`);
+      const run = await cli([command, '--stack', CLOUD_STACK, '--models-dir', MODELS, '--kubeconfig', file, '--junit', junit]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain('did not print an ExecCredential');
+      const report = readFileSync(junit, 'utf8');
+      expect(report).toMatch(new RegExp(`<testsuites name="app-serving ${command} cloud" tests="1" failures="1"`));
+      expect(report).toMatch(/<testcase name="kubeconfig" classname="app-serving\.\w+\.cloud"[^>]*>\s*<failure message="[^"]*did not print an ExecCredential/);
+    }
+  });
+
   it('a bad duration is a usage error (exit 2)', async () => {
     const run = await cli(['preflight', '--stack', CLOUD_STACK, '--models-dir', MODELS, '--timeout', 'soon']);
     expect(run.code).toBe(2);

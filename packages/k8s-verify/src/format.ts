@@ -160,6 +160,27 @@ export function formatJunit(result: VerifyResult): string {
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * JUnit XML for a run that stopped before any check (the kubeconfig could not be loaded, or its
+ * credential plugin failed): one failing test case named after the error's code, so a CI system that
+ * reads the report sees the failure instead of no results. `message` is printed as is: pass the text
+ * the command printed (already free of secrets).
+ */
+export function formatErrorJunit(command: 'verify' | 'preflight', stack: string, error: { readonly code: string; readonly message: string }, startedAt: Date = new Date()): string {
+  const name = xml(`app-serving ${command} ${stack}`);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${name}" tests="1" failures="1" errors="0" skipped="0" time="0.000">`,
+    `  <testsuite name="${name}" tests="1" failures="1" errors="0" skipped="0" time="0.000" timestamp="${xml(startedAt.toISOString())}">`,
+    `    <testcase name="${xml(error.code)}" classname="${xml(`app-serving.${command}.${stack}`)}" time="0.000">`,
+    `      <failure message="${xml(error.message)}" type="${xml(error.code)}">${xml(`${command} stopped before any check: ${error.message}`)}</failure>`,
+    '    </testcase>',
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
 /** Escapes text for XML attributes and content; drops characters XML 1.0 cannot carry. */
 export function xml(text: string): string {
   return (

@@ -36,7 +36,7 @@ export type {
 } from './types.ts';
 
 // Formatters (pure)
-export { formatSummary, formatJson, formatJunit, summaryRows, describeEvent, describeTarget } from './format.ts';
+export { formatSummary, formatJson, formatJunit, formatErrorJunit, summaryRows, describeEvent, describeTarget } from './format.ts';
 export type { SummaryRow, SummaryOptions } from './format.ts';
 
 // Preflight: is the cluster ready for a stack? (read-only)

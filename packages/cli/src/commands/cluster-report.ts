@@ -22,13 +22,21 @@ export function writeJunitReport(output: Output, file: string | undefined, repor
 
 /**
  * What verify and preflight do with an error of the cluster library: a kubeconfig that cannot be
- * loaded is an expected failure (exit 1, also as JSON); another VerifyError is a usage error; any
- * other error is rethrown (a bug).
+ * loaded is an expected failure (exit 1, also as JSON, and with `--junit` a report holding that one
+ * failure, so CI sees it rather than no results); another VerifyError is a usage error; any other
+ * error is rethrown (a bug).
  */
-export function clusterCommandError(error: unknown, output: Output, json: boolean | undefined, isVerifyError: (e: unknown) => e is Error & { code: string }): number {
+export function clusterCommandError(
+  error: unknown,
+  output: Output,
+  json: boolean | undefined,
+  isVerifyError: (e: unknown) => e is Error & { code: string },
+  junit?: { readonly file: string | undefined; readonly report: (error: { code: string; message: string }) => string },
+): number {
   if (!isVerifyError(error)) throw error;
   if (error.code !== 'kubeconfig') throw new UsageError(error.message);
   if (json) output.json({ ok: false, error: { code: error.code, message: error.message } });
   else output.err(`${output.color.red('error:')} ${error.message}`);
-  return EXIT.problems;
+  const reportFailed = junit ? writeJunitReport(output, junit.file, () => junit.report(error), json) : null;
+  return reportFailed ?? EXIT.problems;
 }

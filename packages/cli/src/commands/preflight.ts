@@ -56,7 +56,7 @@ export default async function preflight({ options, output }: { options: Prefligh
     if (reportFailed !== null) return reportFailed;
     return result.ok ? EXIT.ok : EXIT.problems;
   } catch (error) {
-    return clusterCommandError(error, output, options.json, kv.isVerifyError);
+    return clusterCommandError(error, output, options.json, kv.isVerifyError, { file: options.junit, report: (e) => kv.formatErrorJunit('preflight', plan.stack, e) });
   } finally {
     process.off('SIGINT', onSigint);
   }

@@ -102,7 +102,7 @@ export default async function verify({ options, output }: { options: VerifyComma
   } catch (error) {
     progress?.stop();
     progress?.clear();
-    return clusterCommandError(error, output, options.json, kv.isVerifyError);
+    return clusterCommandError(error, output, options.json, kv.isVerifyError, { file: options.junit, report: (e) => kv.formatErrorJunit('verify', plan.stack, e) });
   } finally {
     process.off('SIGINT', onSigint);
   }
