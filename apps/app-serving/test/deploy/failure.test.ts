@@ -25,13 +25,17 @@ afterAll(async () => cluster?.stop(), 120_000);
 
 type Models = { generative: any[]; embedder: any[] };
 
-/** A stack transform that makes the pods of one Job fail, as a pull whose artifact is missing would. */
+/**
+ * A stack transform that makes the pods of one Job fail, as a pull whose artifact is missing would,
+ * with no retry: the Job's own retries (backoffLimit 3, 10-20-40 s apart) are Kubernetes' to keep, and
+ * at CI's load they stretched this test from 85 s to 7 min.
+ */
 function failingJob(job: string): pulumi.ResourceTransform {
   return ({ type, props, opts }) => {
     if (type !== 'kubernetes:batch/v1:Job' || props.metadata?.name !== job) return undefined;
     const template = props.spec.template;
     return {
-      props: { ...props, spec: { ...props.spec, template: { ...template, metadata: { ...template.metadata, annotations: { ...template.metadata?.annotations, [OUTCOME_ANNOTATION]: 'fail' } } } } },
+      props: { ...props, spec: { ...props.spec, backoffLimit: 0, template: { ...template, metadata: { ...template.metadata, annotations: { ...template.metadata?.annotations, [OUTCOME_ANNOTATION]: 'fail' } } } } },
       opts,
     };
   };
