@@ -6,7 +6,7 @@ import {
   applyObjects,
   clusterApiVersions,
   createNodes,
-  forwardPodPort,
+  forwardPodPorts,
   list,
   OUTCOME_ANNOTATION,
   podFileSystem,
@@ -83,7 +83,7 @@ async function readyPods(namespace: string): Promise<any[]> {
 async function wirePods(model: LlmdModelPlan, marker: boolean): Promise<void> {
   const port = Number(new URL(server).port);
   for (const pod of await readyPods(model.namespace)) {
-    for (const container of pod.spec.containers) for (const p of container.ports ?? []) await forwardPodPort(cluster, model.namespace, pod.metadata.name, p.containerPort, { port });
+    await forwardPodPorts(cluster, model.namespace, pod.metadata.name, pod.spec.containers.flatMap((c: any) => (c.ports ?? []).map((p: any) => p.containerPort)), { port });
     if (pod.metadata.labels['llm-d.ai/role'] === 'decode') await podFileSystem(cluster, model.namespace, pod.metadata.name, marker && model.storage ? { [model.storage.marker]: '' } : {});
   }
 }

@@ -61,13 +61,32 @@ function deployment(namespace: string, name: string, labels: Record<string, stri
  * `deployment` overlay. Returns the objects (applied).
  */
 export async function istioGatewayStandIn(cluster: TestCluster, namespace: string, gatewayName: string): Promise<KubeObject[]> {
+  return gatewayStandIn(cluster, namespace, gatewayName, (className) => `${gatewayName}-${className}`, { name: 'istio-proxy', image: 'docker.io/istio/proxyv2:stand-in' });
+}
+
+/**
+ * agentgateway's Deployment and Service for a Gateway of class agentgateway, as its controller makes
+ * them: both named after the Gateway (agentgateway.dev: `kubectl get svc <gateway>`), ports from the
+ * listeners. Returns the objects (applied).
+ */
+export async function agentgatewayStandIn(cluster: TestCluster, namespace: string, gatewayName: string): Promise<KubeObject[]> {
+  return gatewayStandIn(cluster, namespace, gatewayName, () => gatewayName, { name: 'agentgateway', image: 'cr.agentgateway.dev/agentgateway:stand-in' });
+}
+
+async function gatewayStandIn(
+  cluster: TestCluster,
+  namespace: string,
+  gatewayName: string,
+  nameOf: (className: string) => string,
+  proxy: { readonly name: string; readonly image: string },
+): Promise<KubeObject[]> {
   const res = await cluster.request('GET', `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/gateways/${gatewayName}`);
   if (res.status !== 200) throw new Error(`Gateway ${namespace}/${gatewayName}: ${res.status} (has the chart created it?)`);
   const gateway = res.body as Values;
   const className: string = gateway.spec.gatewayClassName;
-  const name = `${gatewayName}-${className}`;
+  const name = nameOf(className);
   const labels = { 'gateway.networking.k8s.io/gateway-name': gatewayName };
-  let pod: Values = { containers: [{ name: 'istio-proxy', image: 'docker.io/istio/proxyv2:stand-in', ports: [{ containerPort: 80 }] }] };
+  let pod: Values = { containers: [{ ...proxy, ports: [{ containerPort: 80 }] }] };
   let service: Values = {};
   const ref = gateway.spec.infrastructure?.parametersRef;
   if (ref && ref.kind === 'ConfigMap') {

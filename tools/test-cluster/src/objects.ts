@@ -153,14 +153,16 @@ export async function list(cluster: TestCluster, path: string): Promise<any[]> {
 }
 
 /**
- * Maps `kubectl port-forward` of a pod's port to a local address (kwok's PortForward, one per pod).
+ * Maps `kubectl port-forward` of a pod's ports to a local address. kwok keeps one PortForward per
+ * pod, so every port of the pod goes in one call: a second call replaces the first one's ports (a pod
+ * of two containers, the Router's EPP and its Envoy proxy, lost all but its last port that way).
  */
-export async function forwardPodPort(cluster: TestCluster, namespace: string, pod: string, port: number, target: { host?: string; port: number }): Promise<void> {
+export async function forwardPodPorts(cluster: TestCluster, namespace: string, pod: string, ports: readonly number[], target: { host?: string; port: number }): Promise<void> {
   await applyObjects(cluster, [{
     apiVersion: 'kwok.x-k8s.io/v1alpha1',
     kind: 'PortForward',
     metadata: { name: pod, namespace },
-    spec: { forwards: [{ ports: [port], target: { address: target.host ?? '127.0.0.1', port: target.port } }] },
+    spec: { forwards: [{ ports: [...new Set(ports)], target: { address: target.host ?? '127.0.0.1', port: target.port } }] },
   }]);
 }
 

@@ -27,7 +27,8 @@ import {
 } from '@app-serving/core';
 import {
   ENVOY_GATEWAY_SYSTEM,
-  forwardPodPort,
+  forwardPodPorts,
+  agentgatewayStandIn,
   istioGatewayStandIn,
   kserveStandIns,
   list,
@@ -405,7 +406,7 @@ export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, 
     for (const pod of pods) {
       const ports = [...new Set(pod.spec.containers.flatMap((c: any) => (c.ports ?? []).map((p: any) => p.containerPort)))] as number[];
       const serverPort = ports.length > 0 ? await serverFor(pod) : 0;
-      for (const port of ports) await forwardPodPort(cluster, namespace, pod.metadata.name, port, { port: serverPort });
+      if (ports.length > 0) await forwardPodPorts(cluster, namespace, pod.metadata.name, ports, { port: serverPort });
       const model = plan.models.find((m) => m.namespace === namespace);
       if (model?.storage && isModelServerPod(model, pod)) await podFileSystem(cluster, namespace, pod.metadata.name, { [model.storage.marker]: '' });
     }
@@ -422,7 +423,9 @@ export async function standInControllers(cluster: TestCluster, plan: DeploymentP
   for (const model of plan.models) {
     if (model.platform === 'llm-d') {
       // Istio's gateway (a Gateway of class istio); the Router's standalone proxy is the chart's own.
-      if (model.gateway.kind === 'gateway' && (model.upstream === '2026-02' || model.router.gatewayClass === 'istio')) standIns.push(...(await istioGatewayStandIn(cluster, model.namespace, model.gateway.name)));
+      if (model.gateway.kind !== 'gateway') continue;
+      if (model.upstream === '2026-08' && model.router.gatewayClass === 'agentgateway') standIns.push(...(await agentgatewayStandIn(cluster, model.namespace, model.gateway.name)));
+      else standIns.push(...(await istioGatewayStandIn(cluster, model.namespace, model.gateway.name)));
     } else {
       standIns.push(...await kserveStandIns(cluster, {
         namespace: model.namespace,
