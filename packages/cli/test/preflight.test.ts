@@ -94,15 +94,22 @@ async function readOnly<T>(body: () => Promise<T>): Promise<T> {
 }
 
 /** Runs the built CLI with `--json` as preflight's identity; asserts it wrote nothing. */
+/**
+ * Generous limits (the cluster answers; no test here is about a timeout): in a loaded CI run, right
+ * after a test changed KServe's 2 MB CRD, the API server took longer than the default 10 s to
+ * answer another CRD's check, which then failed beside the one the test meant.
+ */
+const LIMITS = ['--timeout', '60s', '--deadline', '5m'];
+
 async function preflight(file: string): Promise<{ run: CliResult; result: PreflightResult }> {
-  const run = await readOnly(() => cli(['preflight', '--stack', file, '--models-dir', MODELS, '--kubeconfig', kubeconfig, '--json']));
+  const run = await readOnly(() => cli(['preflight', '--stack', file, '--models-dir', MODELS, '--kubeconfig', kubeconfig, ...LIMITS, '--json']));
   expect(run.stderr).toBe('');
   return { run, result: JSON.parse(run.stdout) as PreflightResult };
 }
 
 /** The on-prem example through the library: its Harbor host must not be looked up (no network in tests). */
 function preflightOnPrem(file = ONPREM_STACK, resolveHost = async () => undefined): Promise<PreflightResult> {
-  return readOnly(() => runPreflight(planOf(file), { kubeconfig, resolveHost }));
+  return readOnly(() => runPreflight(planOf(file), { kubeconfig, resolveHost, timeoutMs: 60_000, deadlineMs: 300_000 }));
 }
 
 /** Polls until `probe` holds (RBAC and deletions take effect through the API server's caches); a hang guard of 2 min. */
@@ -135,7 +142,7 @@ describe('a cluster prepared for the stacks', () => {
   });
 
   it('prints one line per check, and the verdict', async () => {
-    const run = await cli(['preflight', '--stack', CLOUD_STACK, '--models-dir', MODELS, '--kubeconfig', kubeconfig]);
+    const run = await cli(['preflight', '--stack', CLOUD_STACK, '--models-dir', MODELS, '--kubeconfig', kubeconfig, ...LIMITS]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^PASS {2}Kubernetes ≥ 1\.30: Kubernetes v1\.\d+/m);
     expect(run.stdout).toMatch(/^PASS {2}GatewayClass istio exists/m);
