@@ -99,6 +99,15 @@ export const PULL_JOB_TTL_SECONDS = 86_400;
  * @see https://www.pulumi.com/registry/packages/kubernetes/api-docs/apps/v1/deployment/
  */
 export const PULUMI_TIMEOUT_ANNOTATION = 'pulumi.com/timeoutSeconds';
+/**
+ * The annotation that tells the Pulumi Kubernetes provider not to await an object. Set on a claim
+ * bound ahead to its own PersistentVolume (`volumeName`, the on-prem hostPath volume): the binding
+ * is immediate and certain, and the provider's await of it sometimes missed the Bound claim on a
+ * loaded cluster and stalled `up` for its fixed 5 minutes. The pull Job that mounts the claim is
+ * awaited as before.
+ * @see https://www.pulumi.com/registry/packages/kubernetes/api-docs/core/v1/persistentvolumeclaim/
+ */
+export const PULUMI_SKIP_AWAIT_ANNOTATION = 'pulumi.com/skipAwait';
 /** How long `pulumi up` waits for a model's Deployments by default: a first pull of a CUDA image plus vLLM's start-up. */
 export const DEFAULT_READY_TIMEOUT = '30m';
 /** Kubernetes' label with a namespace's own name (set by the API server on every namespace). */

@@ -6,6 +6,7 @@ import {
   PULL_JOB_BACKOFF_LIMIT,
   PULL_JOB_TTL_SECONDS,
   PULL_JOB_UID,
+  PULUMI_SKIP_AWAIT_ANNOTATION,
 } from '../constants.ts';
 import type { StoragePlan } from '../storage.ts';
 import { huggingFaceDownloadScript, orasPullScript, sourceRef } from '../storage.ts';
@@ -76,7 +77,13 @@ export function persistentVolumeClaimManifest(args: { storage: StoragePlan; name
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: storage.pvc, namespace: args.namespace, labels: commonLabels(args.slug) },
+    metadata: {
+      name: storage.pvc,
+      namespace: args.namespace,
+      labels: commonLabels(args.slug),
+      // Bound ahead to its own volume: nothing to await (PULUMI_SKIP_AWAIT_ANNOTATION says why).
+      ...(storage.pv && { annotations: { [PULUMI_SKIP_AWAIT_ANNOTATION]: 'true' } }),
+    },
     spec: {
       accessModes: ['ReadWriteOnce'],
       resources: { requests: { storage: storage.size } },

@@ -62,8 +62,12 @@ describe('plain manifests', () => {
   it('PVC binds the static PV on-prem, and leaves the class to the cluster on cloud', () => {
     const pvc = persistentVolumeClaimManifest({ storage: onPrem, namespace: 'llm-d-q', slug: 'q' });
     expect(pvc.spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } }, storageClassName: 'hostpath', volumeName: 'q-model-pv' });
+    // Bound ahead to its volume: not awaited (a loaded cluster's provider missed the binding for 5 min).
+    expect(pvc.metadata.annotations).toEqual({ 'pulumi.com/skipAwait': 'true' });
     validateAgainstUpstream(pvc);
     expect(persistentVolumeClaimManifest({ storage: hf, namespace: 'n', slug: 'q' }).spec).toEqual({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } });
+    // A claim a provisioner binds is awaited by the provider, which knows WaitForFirstConsumer classes.
+    expect(persistentVolumeClaimManifest({ storage: hf, namespace: 'n', slug: 'q' }).metadata).not.toHaveProperty('annotations');
   });
 
   it('the ORAS Job: retries, TTL, non-root, credentials from the pull secret, toleration and node affinity', () => {
