@@ -300,14 +300,23 @@ describe('each prerequisite missing fails exactly its check, with the fix', () =
   // The CRD cases change the cluster's API: they run last.
   it('a KServe CRD too old for the fields we set (no spec.scaling)', async () => {
     const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/llminferenceservices.serving.kserve.io';
-    const crd = (await cluster.request('GET', path)).body;
-    for (const version of crd.spec.versions) {
-      const spec = version.schema.openAPIV3Schema.properties.spec;
-      delete spec.properties.scaling;
-      // The CRD's own rules name the field; an older CRD has neither.
-      spec['x-kubernetes-validations'] = (spec['x-kubernetes-validations'] ?? []).filter((r: { rule: string }) => !r.rule.includes('scaling'));
+    const older = (crd: any) => crd.spec.versions.every((v: any) => !('scaling' in v.schema.openAPIV3Schema.properties.spec.properties));
+    // A loaded API server answered this 2 MB update with 504 while it recompiled the schema (and
+    // may have applied it): read again and retry, a bounded number of times, as createCrd does.
+    for (let attempt = 1; ; attempt += 1) {
+      const crd = (await cluster.request('GET', path)).body;
+      if (older(crd)) break;
+      for (const version of crd.spec.versions) {
+        const spec = version.schema.openAPIV3Schema.properties.spec;
+        delete spec.properties.scaling;
+        // The CRD's own rules name the field; an older CRD has neither.
+        spec['x-kubernetes-validations'] = (spec['x-kubernetes-validations'] ?? []).filter((r: { rule: string }) => !r.rule.includes('scaling'));
+      }
+      const { status } = await cluster.request('PUT', path, crd);
+      if (status === 200) break;
+      expect(attempt < 6 && (status === 409 || status === 429 || status >= 500), `PUT of the CRD: ${status}`).toBe(true);
+      await new Promise((r) => setTimeout(r, 2_000 * attempt));
     }
-    expect((await cluster.request('PUT', path, crd)).status).toBe(200);
     await expectOnly(KSERVE_STACK, 'crd:llminferenceservices.serving.kserve.io', /v1alpha1 has no field spec\.scaling: the installed version is too old/);
   });
 
