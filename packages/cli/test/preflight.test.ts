@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadStackFile, planDeployment, type DeploymentPlan } from '@app-serving/core';
 import { runPreflight, type PreflightResult } from '@app-serving/k8s-verify';
-import { applyObjects, createNodes, readUpstreamYaml, startCluster, waitFor, type KubeObject, type TestCluster } from '@app-serving/test-cluster';
+import { applyObjects, createNodes, readUpstreamYaml, replaceCrd, startCluster, waitFor, type KubeObject, type TestCluster } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, REPO_ROOT, type CliResult } from './run-cli.ts';
 
@@ -299,24 +299,16 @@ describe('each prerequisite missing fails exactly its check, with the fix', () =
 
   // The CRD cases change the cluster's API: they run last.
   it('a KServe CRD too old for the fields we set (no spec.scaling)', async () => {
-    const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/llminferenceservices.serving.kserve.io';
-    const older = (crd: any) => crd.spec.versions.every((v: any) => !('scaling' in v.schema.openAPIV3Schema.properties.spec.properties));
-    // A loaded API server answered this 2 MB update with 504 while it recompiled the schema (and
-    // may have applied it): read again and retry, a bounded number of times, as createCrd does.
-    for (let attempt = 1; ; attempt += 1) {
-      const crd = (await cluster.request('GET', path)).body;
-      if (older(crd)) break;
-      for (const version of crd.spec.versions) {
-        const spec = version.schema.openAPIV3Schema.properties.spec;
-        delete spec.properties.scaling;
-        // The CRD's own rules name the field; an older CRD has neither.
-        spec['x-kubernetes-validations'] = (spec['x-kubernetes-validations'] ?? []).filter((r: { rule: string }) => !r.rule.includes('scaling'));
-      }
-      const { status } = await cluster.request('PUT', path, crd);
-      if (status === 200) break;
-      expect(attempt < 6 && (status === 409 || status === 429 || status >= 500), `PUT of the CRD: ${status}`).toBe(true);
-      await new Promise((r) => setTimeout(r, 2_000 * attempt));
+    const name = 'llminferenceservices.serving.kserve.io';
+    const crd = (await cluster.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`)).body;
+    for (const version of crd.spec.versions) {
+      const spec = version.schema.openAPIV3Schema.properties.spec;
+      delete spec.properties.scaling;
+      // The CRD's own rules name the field; an older CRD has neither.
+      spec['x-kubernetes-validations'] = (spec['x-kubernetes-validations'] ?? []).filter((r: { rule: string }) => !r.rule.includes('scaling'));
     }
+    // Retried: a loaded API server answered this 2 MB update with 504 while it recompiled the schema.
+    await replaceCrd((method, path, body, opts) => cluster.request(method, path, body, opts), name, crd);
     await expectOnly(KSERVE_STACK, 'crd:llminferenceservices.serving.kserve.io', /v1alpha1 has no field spec\.scaling: the installed version is too old/);
   });
 

@@ -442,14 +442,13 @@ export async function installCrds(cluster: TestCluster, set: CrdSet): Promise<vo
  */
 export async function installCrdFiles(cluster: TestCluster, files: readonly string[]): Promise<void> {
   const crds = [...new Set(files)].flatMap((f) => crdsOf(f)) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
+  // Each retried as a loaded API server needs (a 504 while it compiles a schema of megabytes).
+  const api = (method: string, path: string, body?: unknown, opts: { timeoutMs?: number } = {}) => cluster.request(method, path, body, opts);
   for (const crd of crds) {
-    const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`;
-    const existing = await cluster.request('GET', path);
-    const res =
-      existing.status === 200
-        ? await cluster.request('PUT', path, { ...crd, metadata: { ...crd.metadata, resourceVersion: existing.body.metadata.resourceVersion } })
-        : await cluster.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-    if (res.status >= 300) throw new Error(`CRD ${crd.metadata.name} not installed: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+    const name = crd.metadata.name;
+    const existing = await cluster.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
+    if (existing.status === 200) await replaceCrd(api, name, crd);
+    else await createCrd(api, name, crd);
   }
   const until = Date.now() + 180_000;
   for (const crd of crds) {
@@ -512,27 +511,82 @@ export async function createCrd(
   name: string,
   crd: object,
   log: (line: string) => void = () => {},
-  { attempts = 6, firstDelayMs = 1000, timeoutMs = 180_000 }: { attempts?: number; firstDelayMs?: number; timeoutMs?: number } = {},
+  options: LoadRetryOptions = {},
+): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  await underLoad(
+    `CRD ${name}`,
+    'created',
+    // A plain create: server-side apply of a CRD this size spends seconds on its managed fields.
+    () => api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd, { timeoutMs }),
+    { settled: (res, attempt) => res.status < 300 || (res.status === 409 && attempt > 1), retry: (res) => res.status === 429 || res.status >= 500 },
+    log,
+    options,
+  );
+}
+
+/**
+ * Replaces one CRD of a running cluster with `crd`, read afresh before each attempt (its
+ * resourceVersion), retrying as {@link createCrd} does and on a 409 (the object changed meanwhile,
+ * or an earlier attempt that got no answer went through: the next one replaces it again).
+ */
+export async function replaceCrd(
+  api: (method: string, path: string, body?: unknown, opts?: { timeoutMs?: number }) => Promise<ApiResponse>,
+  name: string,
+  crd: { metadata: object },
+  log: (line: string) => void = () => {},
+  options: LoadRetryOptions = {},
+): Promise<void> {
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
+  await underLoad(
+    `CRD ${name}`,
+    'replaced',
+    async () => {
+      const current = await api('GET', path, undefined, { timeoutMs });
+      if (current.status !== 200) return current;
+      const resourceVersion = (current.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      return api('PUT', path, { ...crd, metadata: { ...crd.metadata, resourceVersion } }, { timeoutMs });
+    },
+    { settled: (res) => res.status < 300, retry: (res) => res.status === 409 || res.status === 429 || res.status >= 500 },
+    log,
+    options,
+  );
+}
+
+/** The bounds of {@link createCrd} and {@link replaceCrd}: attempts, the first pause (doubling to 16×), each request's timeout. */
+export interface LoadRetryOptions {
+  readonly attempts?: number;
+  readonly firstDelayMs?: number;
+  readonly timeoutMs?: number;
+}
+
+/** One request tried until it settles, again after what a loaded API server answers; others throw. */
+async function underLoad(
+  what: string,
+  verb: string,
+  send: () => Promise<ApiResponse>,
+  answers: { settled: (res: ApiResponse, attempt: number) => boolean; retry: (res: ApiResponse) => boolean },
+  log: (line: string) => void,
+  { attempts = 6, firstDelayMs = 1000 }: LoadRetryOptions,
 ): Promise<void> {
   let last = '';
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     let res: ApiResponse | undefined;
     try {
-      // A plain create: server-side apply of a CRD this size spends seconds on its managed fields.
-      res = await api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd, { timeoutMs });
+      res = await send();
     } catch (error) {
       last = (error as Error).message;
     }
-    if (res && res.status < 300) return;
-    if (res?.status === 409 && attempt > 1) return;
-    if (res && res.status !== 429 && res.status < 500) throw new Error(`CRD ${name} not created: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
+    if (res && answers.settled(res, attempt)) return;
+    if (res && !answers.retry(res)) throw new Error(`${what} not ${verb}: ${res.status} ${JSON.stringify(res.body).slice(0, 500)}`);
     if (res) last = `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
     if (attempt < attempts) {
-      log(`CRD ${name}: ${last}; trying again (${attempt}/${attempts})`);
+      log(`${what}: ${last}; trying again (${attempt}/${attempts})`);
       await sleep(firstDelayMs * 2 ** Math.min(attempt - 1, 4));
     }
   }
-  throw new Error(`CRD ${name} not created after ${attempts} attempts: ${last}`);
+  throw new Error(`${what} not ${verb} after ${attempts} attempts: ${last}`);
 }
 
 function readAudit(file: string): AuditEvent[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCrd, type ApiResponse } from './cluster.ts';
+import { createCrd, replaceCrd, type ApiResponse } from './cluster.ts';
 
 /** An API server stand-in that answers each POST with the next of `answers` (an Error: no answer in time). */
 function api(answers: Array<ApiResponse | Error>) {
@@ -46,5 +46,30 @@ describe('creating a CRD on a loaded API server', () => {
     const server = api(Array.from({ length: 10 }, () => ({ status: 503, body: 'busy' })));
     await expect(createCrd(server.fn, 'x.example.com', crd, undefined, fast)).rejects.toThrow('CRD x.example.com not created after 6 attempts: 503 "busy"');
     expect(server.calls).toHaveLength(6);
+  });
+});
+
+describe('replacing a CRD on a loaded API server', () => {
+  const current = (resourceVersion: string): ApiResponse => ({ status: 200, body: { metadata: { name: crd.metadata.name, resourceVersion } } });
+
+  it('reads it afresh before each attempt and retries a 504, a conflict and a request that got no answer', async () => {
+    const server = api([
+      current('1'),
+      { status: 504, body: { kind: 'Status', reason: 'Timeout' } },
+      current('2'),
+      { status: 409, body: { reason: 'Conflict' } },
+      current('3'),
+      new Error('PUT: timeout'),
+      current('4'),
+      { status: 200, body: {} },
+    ]);
+    await replaceCrd(server.fn, crd.metadata.name, crd, undefined, fast);
+    expect(server.calls.map((c) => c.method)).toEqual(['GET', 'PUT', 'GET', 'PUT', 'GET', 'PUT', 'GET', 'PUT']);
+  });
+
+  it('does not retry a rejection', async () => {
+    await expect(replaceCrd(api([current('1'), { status: 422, body: { message: 'spec: Invalid value' } }]).fn, 'x.example.com', crd, undefined, fast)).rejects.toThrow(
+      'CRD x.example.com not replaced: 422 {"message":"spec: Invalid value"}',
+    );
   });
 });
