@@ -20,10 +20,12 @@ export function sharedTestConfig(projectDir: string, name: string, options: { ma
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       environment: 'node',
       ...(options.maxWorkers !== undefined && { maxWorkers: options.maxWorkers }),
-      // Hang guards, not timings: generous enough for a 2-core machine at load 20 (a test that needs
-      // more says so). No test asserts how long something took; the benchmarks measure that.
-      testTimeout: 120_000,
-      hookTimeout: 120_000,
+      // Hang guards, not timings: generous enough for a 2-core machine at load 20 and for CI, where
+      // every project runs at once beside the deploy tier (a test that needs more says so; 2 minutes
+      // stopped tests that took 3-4 there). No test asserts how long something took; the benchmarks
+      // measure that.
+      testTimeout: 300_000,
+      hookTimeout: 300_000,
       reporters: ['default', ['json', { outputFile: resolve(root, '.reports/vitest', `${name}.json`) }]],
       setupFiles: [resolve(root, 'scripts/vitest-setup.ts')],
       coverage: {

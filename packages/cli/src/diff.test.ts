@@ -54,7 +54,7 @@ const SIDES = {
   head: { ref: null, commit: null, stack: 'head/Pulumi.t.yaml', exists: true },
 };
 
-describe('diff: each kind of change, exact JSON and exit code', { timeout: 180_000 }, () => {
+describe('diff: each kind of change, exact JSON and exit code', { timeout: 600_000 }, () => {
   it('nothing changed: exit 0, no models, nothing to do', async () => {
     const { code, json } = await diffFiles(revision('base'), revision('head'));
     expect(code).toBe(0);
@@ -364,7 +364,7 @@ describe('diff: each kind of change, exact JSON and exit code', { timeout: 180_0
   });
 });
 
-describe('diff: a rotated API key', { timeout: 180_000 }, () => {
+describe('diff: a rotated API key', { timeout: 600_000 }, () => {
   /** A revision whose model takes the API key `ci`, encrypted as `ciphertext`. */
   const keyed = (prefix: string, ciphertext: string) => {
     const files = revision(prefix);
@@ -391,7 +391,7 @@ describe('diff: a rotated API key', { timeout: 180_000 }, () => {
   });
 });
 
-describe('diff: a stack moving from the 2026-02 set to 2026-08', { timeout: 180_000 }, () => {
+describe('diff: a stack moving from the 2026-02 set to 2026-08', { timeout: 600_000 }, () => {
   type Json = { summary: Record<string, number>; models: { name: string; resources: { action: string; object: string }[] }[]; warnings: { code: string; model: string; message: string }[] };
 
   it('the example stack → Pulumi.current.yaml: the alias Service updated in place, the embeddings Service unchanged, the new objects created before the old charts are deleted; which pods restart and which images to mirror first', async () => {
@@ -461,7 +461,7 @@ describe('diff: a stack moving from the 2026-02 set to 2026-08', { timeout: 180_
   });
 });
 
-describe('diff: formats and usage', { timeout: 180_000 }, () => {
+describe('diff: formats and usage', { timeout: 600_000 }, () => {
   it('prints a markdown table for a pull-request comment, and text for a terminal', async () => {
     const dir = fixtureRepo({ ...revision('base'), ...revision('head', { models: ['Gen', 'Two'] }, { ms: msValues('harbor.example.com/llm-d/llm-d-inference-sim:v0.10.3') }) });
     const args = ['diff', '--base-stack', 'base/Pulumi.t.yaml', '--stack', 'head/Pulumi.t.yaml'];
@@ -521,7 +521,7 @@ describe('diff: formats and usage', { timeout: 180_000 }, () => {
   });
 });
 
-describe('diff --base <git-ref>', { timeout: 180_000 }, () => {
+describe('diff --base <git-ref>', { timeout: 600_000 }, () => {
   function git(cwd: string, ...args: string[]): string {
     const result = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`git ${args.join(' ')}: ${result.stderr}`);

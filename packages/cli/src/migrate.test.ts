@@ -27,7 +27,7 @@ function tree(dir: string, under = ''): string[] {
   return readdirSync(join(dir, under), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? tree(dir, join(under, d.name)) : [join(under, d.name)])).sort();
 }
 
-describe('migrate', { timeout: 120_000 }, () => {
+describe('migrate', { timeout: 600_000 }, () => {
   it('moves the example stack: the upstream key in place, the server and router folders written; the result validates with no warning; a second run has nothing to do', async () => {
     const dir = exampleRepo();
     const result = await cli(['migrate', '--stack', STACK, '--to', '2026-08'], { cwd: dir });

@@ -199,7 +199,7 @@ describe('the documentation, followed word by word', () => {
     () => undefined,
   );
 
-  it("the README's stack example validates, with no warning (its Harbor is the -rke2 values' Harbor)", { timeout: 180_000 }, async () => {
+  it("the README's stack example validates, with no warning (its Harbor is the -rke2 values' Harbor)", { timeout: 600_000 }, async () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     const example = /```yaml\n(config:\n[\s\S]*?)```/.exec(readme)?.[1];
     expect(example).toBeDefined();
@@ -208,7 +208,7 @@ describe('the documentation, followed word by word', () => {
     expect(JSON.parse(result.stdout)).toEqual({ ok: true, stack: 'apps/app-serving/Pulumi.readme.yaml', models: ['Qwen3-0.6B-rke2'], issues: [], warnings: [] });
   });
 
-  it("the stack template's trap: a block uncommented after `pulumi config set` moved it to the margin is reported with its line", { timeout: 180_000 }, async () => {
+  it("the stack template's trap: a block uncommented after `pulumi config set` moved it to the margin is reported with its line", { timeout: 600_000 }, async () => {
     // What Pulumi leaves of the template after `pulumi config set`: its comment lines at the margin.
     const rewritten = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.TEMPLATE.yaml'), 'utf8')
       .split('\n')
@@ -227,7 +227,7 @@ describe('the documentation, followed word by word', () => {
     );
   });
 
-  it.each(all.filter((c) => !(c.command in SKIPPED)).map((c) => [`${c.file}:${c.line}`, c] as const))('%s runs as written', { timeout: 180_000 }, async (_where, c) => {
+  it.each(all.filter((c) => !(c.command in SKIPPED)).map((c) => [`${c.file}:${c.line}`, c] as const))('%s runs as written', { timeout: 600_000 }, async (_where, c) => {
     const needsServer = c.command.includes(SAMPLE_BASE_URL);
     if (needsServer) baseUrl = await openAiServer(['random', 'sim-embeddings'], { echo: true, dimension: 384 });
     const result = await run(needsServer ? c.command.split(SAMPLE_BASE_URL).join(baseUrl) : c.command);

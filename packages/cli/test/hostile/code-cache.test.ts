@@ -79,7 +79,7 @@ function otherCodeSameLength(): { data: Buffer; sourceHash: Buffer } {
 
 const mainSourceHash = () => createHash('sha256').update(readFileSync(join(BUNDLE, 'main.cjs'), 'utf8')).digest();
 
-describe.concurrent('a hostile or damaged code cache', { timeout: 120_000 }, () => {
+describe.concurrent('a hostile or damaged code cache', { timeout: 600_000 }, () => {
   // Offsets from the end of the file's header into V8's data: its own header, the middle, the end.
   for (const [where, at] of [
     ['in V8 header', (size: number) => Math.min(8, size - 8)],

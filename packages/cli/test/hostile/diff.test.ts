@@ -62,7 +62,7 @@ function loggingGit(onFinished: OnFinished): { bin: string; log: string } {
 
 const env = (extra: NodeJS.ProcessEnv = {}) => ({ APP_SERVING_CODE_CACHE: 'off', ...extra });
 
-describe.concurrent('diff --base on crafted repositories', { timeout: 120_000 }, () => {
+describe.concurrent('diff --base on crafted repositories', { timeout: 600_000 }, () => {
   it('no models folder at the ref: nothing above the temporary folder is read (a models/ planted in TMPDIR stays out)', async ({ onTestFinished }) => {
     const dir = join(tempDir(onTestFinished), 'repo');
     mkdirSync(dir);

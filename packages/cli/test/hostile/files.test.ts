@@ -53,7 +53,7 @@ function repo(onFinished: OnFinished, edit: Partial<Record<keyof typeof FILES, (
 const stackArgs = (dir: string) => ['--stack', join(dir, FILES.stack), '--models-dir', join(dir, 'models')];
 const SECRET = 'Sup3r-S3cret-value';
 
-describe.concurrent('hand-written hostile files', { timeout: 180_000 }, () => {
+describe.concurrent('hand-written hostile files', { timeout: 600_000 }, () => {
   it('the unmodified fixture validates (the baseline of every mutation)', async ({ onTestFinished }) => {
     const dir = repo(onTestFinished);
     const result = await runCli(['validate', ...stackArgs(dir)]);
@@ -335,7 +335,7 @@ function mutate(text: string, m: { at: number; kind: string; text: string }): st
 // A fixed seed and a bounded count: the same 12 cases on every run, a few seconds in all.
 const CASES = fc.sample(mutation, { numRuns: 12, seed: 20261202 });
 
-describe.concurrent('generated mutations (fast-check, fixed seed)', { timeout: 180_000 }, () => {
+describe.concurrent('generated mutations (fast-check, fixed seed)', { timeout: 600_000 }, () => {
   CASES.forEach((m, i) => {
     it(`#${i} ${m.kind} in ${m.file}: exit 0/1/2, bounded, clean output`, async ({ onTestFinished }) => {
       const dir = repo(onTestFinished, { [m.file]: (t: string) => mutate(t, m) });

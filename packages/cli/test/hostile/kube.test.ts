@@ -203,7 +203,7 @@ describe.concurrent('a hostile API server', { timeout: 600_000 }, () => {
   });
 });
 
-describe.concurrent('a hostile kubeconfig', { timeout: 180_000 }, () => {
+describe.concurrent('a hostile kubeconfig', { timeout: 600_000 }, () => {
   const BOUNDED = { codes: [1], maxPeakBytes: 300 * 1024 * 1024 };
 
   it('/dev/zero, a FIFO, a folder, a 10 MB file, a binary file: refused at once, naming the file', async ({ onTestFinished }) => {

@@ -86,7 +86,7 @@ function isModels(req: IncomingMessage): boolean {
   return (req.url ?? '').endsWith('/v1/models');
 }
 
-describe.concurrent('verify against misbehaving servers', { timeout: 180_000 }, () => {
+describe.concurrent('verify against misbehaving servers', { timeout: 600_000 }, () => {
   for (const [name, behaviour] of Object.entries(SERVERS)) {
     it(`${name}: --timeout 1s bounds every check; no secret, no control character`, async ({ onTestFinished }) => {
       const url = await serve(behaviour, onTestFinished);
