@@ -23,7 +23,7 @@ export interface HostileOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Run with `--expose-gc` and a full garbage collection every 25 ms (timers must survive it). */
   readonly gcStress?: boolean;
-  /** Kill the run after this long (the test then fails on `ms`). @default 60000 */
+  /** Kill the run after this long (the test then fails on `ms`): a hang guard, longer than any `--deadline` the tests give. @default 180000 */
   readonly killAfterMs?: number;
   /** Close stdout after the first bytes arrive (a reader like `head -1` that goes away). */
   readonly closeStdoutEarly?: boolean;
@@ -74,7 +74,7 @@ export function runCli(args: readonly string[], options: HostileOptions = {}): P
         child.kill(options.interrupt.signal);
       }
     }, 50);
-    const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 60_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 180_000);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
