@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadStackFile, planDeployment, type DeploymentPlan } from '@app-serving/core';
 import { runPreflight, type PreflightResult } from '@app-serving/k8s-verify';
-import { applyObjects, createNodes, readUpstreamYaml, replaceCrd, startCluster, waitFor, type KubeObject, type TestCluster } from '@app-serving/test-cluster';
+import { applyObjects, createNodes, readUpstreamYaml, applyCrd, startCluster, waitFor, type KubeObject, type TestCluster } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, REPO_ROOT, type CliResult } from './run-cli.ts';
 
@@ -308,7 +308,7 @@ describe('each prerequisite missing fails exactly its check, with the fix', () =
       spec['x-kubernetes-validations'] = (spec['x-kubernetes-validations'] ?? []).filter((r: { rule: string }) => !r.rule.includes('scaling'));
     }
     // Retried: a loaded API server answered this 2 MB update with 504 while it recompiled the schema.
-    await replaceCrd((method, path, body, opts) => cluster.request(method, path, body, opts), name, crd);
+    await applyCrd((method, path, body, opts) => cluster.request(method, path, body, opts), name, crd);
     await expectOnly(KSERVE_STACK, 'crd:llminferenceservices.serving.kserve.io', /v1alpha1 has no field spec\.scaling: the installed version is too old/);
   });
 

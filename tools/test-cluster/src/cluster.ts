@@ -441,15 +441,10 @@ export async function installCrds(cluster: TestCluster, set: CrdSet): Promise<vo
  * 2026-02 cluster, for a KServe model's access).
  */
 export async function installCrdFiles(cluster: TestCluster, files: readonly string[]): Promise<void> {
-  const crds = [...new Set(files)].flatMap((f) => crdsOf(f)) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
+  const crds = crdsOfFiles(files) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
   // Each retried as a loaded API server needs (a 504 while it compiles a schema of megabytes).
   const api = (method: string, path: string, body?: unknown, opts: { timeoutMs?: number } = {}) => cluster.request(method, path, body, opts);
-  for (const crd of crds) {
-    const name = crd.metadata.name;
-    const existing = await cluster.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`);
-    if (existing.status === 200) await replaceCrd(api, name, crd);
-    else await createCrd(api, name, crd);
-  }
+  for (const crd of crds) await applyCrd(api, crd.metadata.name, crd);
   const until = Date.now() + 180_000;
   for (const crd of crds) {
     for (const version of crd.spec.versions.filter((v) => v.served)) {
@@ -492,7 +487,12 @@ export function crdFiles(set: CrdSet): string[] {
 
 /** The CRDs of a set and of the extra files (each file once). */
 function upstreamCrds(set: CrdSet, extra: readonly string[] = []): object[] {
-  return [...new Set([...crdFiles(set), ...extra])].flatMap((f) => crdsOf(f));
+  return crdsOfFiles([...crdFiles(set), ...extra]);
+}
+
+/** The CRDs of pinned upstream files (each file once). */
+function crdsOfFiles(files: readonly string[]): object[] {
+  return [...new Set(files)].flatMap((f) => crdsOf(f));
 }
 
 /** The CustomResourceDefinitions of one pinned upstream file. */
@@ -526,11 +526,12 @@ export async function createCrd(
 }
 
 /**
- * Replaces one CRD of a running cluster with `crd`, read afresh before each attempt (its
- * resourceVersion), retrying as {@link createCrd} does and on a 409 (the object changed meanwhile,
- * or an earlier attempt that got no answer went through: the next one replaces it again).
+ * Installs one CRD into a running cluster: reads it before each attempt and replaces it (with the
+ * resourceVersion read) or, absent, creates it; retries as {@link createCrd} does and on a 409 (the
+ * object changed meanwhile, or an earlier attempt that got no answer went through: the next attempt
+ * reads it again and replaces it).
  */
-export async function replaceCrd(
+export async function applyCrd(
   api: (method: string, path: string, body?: unknown, opts?: { timeoutMs?: number }) => Promise<ApiResponse>,
   name: string,
   crd: { metadata: object },
@@ -541,9 +542,10 @@ export async function replaceCrd(
   const path = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`;
   await underLoad(
     `CRD ${name}`,
-    'replaced',
+    'installed',
     async () => {
       const current = await api('GET', path, undefined, { timeoutMs });
+      if (current.status === 404) return api('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd, { timeoutMs });
       if (current.status !== 200) return current;
       const resourceVersion = (current.body as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
       return api('PUT', path, { ...crd, metadata: { ...crd.metadata, resourceVersion } }, { timeoutMs });
@@ -554,7 +556,7 @@ export async function replaceCrd(
   );
 }
 
-/** The bounds of {@link createCrd} and {@link replaceCrd}: attempts, the first pause (doubling to 16×), each request's timeout. */
+/** The bounds of {@link createCrd} and {@link applyCrd}: attempts, the first pause (doubling to 16×), each request's timeout. */
 export interface LoadRetryOptions {
   readonly attempts?: number;
   readonly firstDelayMs?: number;

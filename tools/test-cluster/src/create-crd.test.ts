@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCrd, replaceCrd, type ApiResponse } from './cluster.ts';
+import { applyCrd, createCrd, type ApiResponse } from './cluster.ts';
 
 /** An API server stand-in that answers each POST with the next of `answers` (an Error: no answer in time). */
 function api(answers: Array<ApiResponse | Error>) {
@@ -49,7 +49,7 @@ describe('creating a CRD on a loaded API server', () => {
   });
 });
 
-describe('replacing a CRD on a loaded API server', () => {
+describe('installing a CRD into a running cluster under load', () => {
   const current = (resourceVersion: string): ApiResponse => ({ status: 200, body: { metadata: { name: crd.metadata.name, resourceVersion } } });
 
   it('reads it afresh before each attempt and retries a 504, a conflict and a request that got no answer', async () => {
@@ -63,13 +63,24 @@ describe('replacing a CRD on a loaded API server', () => {
       current('4'),
       { status: 200, body: {} },
     ]);
-    await replaceCrd(server.fn, crd.metadata.name, crd, undefined, fast);
+    await applyCrd(server.fn, crd.metadata.name, crd, undefined, fast);
     expect(server.calls.map((c) => c.method)).toEqual(['GET', 'PUT', 'GET', 'PUT', 'GET', 'PUT', 'GET', 'PUT']);
   });
 
+  it('creates it when absent; a create that raced with another is read again and replaced', async () => {
+    const server = api([{ status: 404, body: {} }, { status: 409, body: { reason: 'AlreadyExists' } }, current('1'), { status: 200, body: {} }]);
+    await applyCrd(server.fn, crd.metadata.name, crd, undefined, fast);
+    expect(server.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      `GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      'POST /apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+      `GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+      `PUT /apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`,
+    ]);
+  });
+
   it('does not retry a rejection', async () => {
-    await expect(replaceCrd(api([current('1'), { status: 422, body: { message: 'spec: Invalid value' } }]).fn, 'x.example.com', crd, undefined, fast)).rejects.toThrow(
-      'CRD x.example.com not replaced: 422 {"message":"spec: Invalid value"}',
+    await expect(applyCrd(api([current('1'), { status: 422, body: { message: 'spec: Invalid value' } }]).fn, 'x.example.com', crd, undefined, fast)).rejects.toThrow(
+      'CRD x.example.com not installed: 422 {"message":"spec: Invalid value"}',
     );
   });
 });

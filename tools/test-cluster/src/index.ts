@@ -6,7 +6,7 @@
  */
 export { PROJECT_ROOT, locateUpstream, upstreamDir, upstreamPath, readUpstream, readUpstreamYaml, readUpstreamJson } from './upstream.ts';
 export type { UpstreamLocation } from './upstream.ts';
-export { startCluster, crdFiles, installCrds, installCrdFiles, replaceCrd, CURRENT_CRDS_BESIDE } from './cluster.ts';
+export { startCluster, crdFiles, installCrds, installCrdFiles, applyCrd, CURRENT_CRDS_BESIDE } from './cluster.ts';
 export type { TestCluster, TestUser, StartOptions, ApiResponse, AuditEvent, CrdSet } from './cluster.ts';
 export { startKeda, startPrometheus, KEDA_NAMESPACE, EXTERNAL_METRICS_API } from './keda.ts';
 export type { RunningKeda, StandInPrometheus } from './keda.ts';
