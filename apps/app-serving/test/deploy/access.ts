@@ -49,26 +49,6 @@ export function useHarnessKeys(config: Record<string, unknown>): void {
   }
 }
 
-/**
- * The credential verify needs per model name (`APP_SERVING_VERIFY_TOKEN`): `<key name>:<key>` for
- * API keys (the first the model accepts, its value from `secrets` by config path), a harness-signed
- * token for JWT; none for an open model.
- */
-export function credentials(plan: DeploymentPlan, secrets: Readonly<Record<string, string>>): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const model of plan.models) {
-    const { access } = model;
-    if (access.mode === 'apiKeys') {
-      const name = access.apiKeys[0]!;
-      const key = secrets[`app-serving:apiKeys[${JSON.stringify(name)}]`];
-      if (key !== undefined) found[model.name] = `${name}:${key}`;
-    } else if (access.mode === 'jwt') {
-      found[model.name] = harnessToken(access.jwt!.issuer, access.jwt!.audiences);
-    }
-  }
-  return found;
-}
-
 /** What one gateway checks for one model: the htpasswd users (name → `{SHA}` hash) and/or the JWT rules. */
 export interface Rule {
   readonly users?: ReadonlyMap<string, string>;

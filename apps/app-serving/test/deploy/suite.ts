@@ -53,8 +53,8 @@ async function prerequisites(cluster: TestCluster, sut: StackUnderTest): Promise
   const own = new Set(sut.plan.models.map((m) => m.namespace));
   const needed = [sut.plan.kserve?.gateway.namespace].filter((n): n is string => n !== undefined && !own.has(n));
   await applyObjects(cluster, needed.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));
-  const securityPolicies = await cluster.request('GET', '/apis/gateway.envoyproxy.io/v1alpha1');
-  if (securityPolicies.status === 404 && sut.plan.models.some((m) => m.platform === 'kserve' && m.access.mode !== 'open')) await installCrdFiles(cluster, [ENVOY_GATEWAY_CRDS]);
+  if (!sut.plan.models.some((m) => m.platform === 'kserve' && m.access.mode !== 'open')) return;
+  if ((await cluster.request('GET', '/apis/gateway.envoyproxy.io/v1alpha1')).status === 404) await installCrdFiles(cluster, [ENVOY_GATEWAY_CRDS]);
 }
 
 /**

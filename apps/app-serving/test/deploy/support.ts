@@ -44,7 +44,7 @@ import {
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { parse, stringify } from 'yaml';
-import { credentials, gatewayAuthorizer, useHarnessKeys } from './access.ts';
+import { gatewayAuthorizer, harnessToken, useHarnessKeys } from './access.ts';
 
 export const APP_DIR = join(import.meta.dirname, '..', '..');
 export const REPO_ROOT = join(APP_DIR, '..', '..');
@@ -88,6 +88,9 @@ export function secretValue(key: string, secure: string): string {
   return `test-${name}-${createHash('sha256').update(secure).digest('hex').slice(0, 12)}`;
 }
 
+/** The config path of `key` inside the value at `path`, as `pulumi config set --path` takes it (`app-serving:apiKeys["ci"]`). */
+const configMember = (path: string, key: string): string => `${path}[${JSON.stringify(key)}]`;
+
 const isSecure = (value: unknown): value is { secure: unknown } => typeof value === 'object' && value !== null && !Array.isArray(value) && 'secure' in value;
 
 /**
@@ -105,7 +108,7 @@ export function takeSecrets(config: Record<string, unknown>): { config: Record<s
     if (Array.isArray(value)) return value.map((item, i) => walk(item, `${path}[${i}]`));
     if (typeof value !== 'object' || value === null) return value;
     const kept = Object.entries(value).flatMap(([key, inner]) => {
-      const left = walk(inner, `${path}[${JSON.stringify(key)}]`);
+      const left = walk(inner, configMember(path, key));
       return left === undefined ? [] : [[key, left] as const];
     });
     return kept.length === 0 && Object.keys(value).length > 0 ? undefined : Object.fromEntries(kept);
@@ -158,6 +161,26 @@ export function stackUnderTest(
   const plan = planOf();
   const { config: engineConfig, secrets } = takeSecrets(config);
   return { name, file: written, config: engineConfig, secrets, modelsDir, plan, credentials: credentials(plan, secrets) };
+}
+
+/**
+ * The credential verify needs per model name (`APP_SERVING_VERIFY_TOKEN`): `<key name>:<key>` for
+ * API keys (the first the model accepts, its value from `secrets` by config path), a harness-signed
+ * token for JWT; none for an open model.
+ */
+export function credentials(plan: DeploymentPlan, secrets: Readonly<Record<string, string>>): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const model of plan.models) {
+    const { access } = model;
+    if (access.mode === 'apiKeys') {
+      const name = access.apiKeys[0]!;
+      const key = secrets[configMember('app-serving:apiKeys', name)];
+      if (key !== undefined) found[model.name] = `${name}:${key}`;
+    } else if (access.mode === 'jwt') {
+      found[model.name] = harnessToken(access.jwt!.issuer, access.jwt!.audiences);
+    }
+  }
+  return found;
 }
 
 /** The chart keys (`charts.<key>`) the llm-d models of a plan deploy, with their pinned charts. */
