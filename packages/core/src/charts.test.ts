@@ -6,7 +6,7 @@ import { upstreamPath } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../test/helpers.ts';
 import { chartRefProblem, expectedChartName, isLocalChart, readLocalChart } from './charts.ts';
-import { loadStackFile } from './config/load.ts';
+import { loadStackFile } from './stack.ts';
 import type { ChartKey } from './constants.ts';
 import { isStackError, type Issue } from './errors.ts';
 import { planDeployment, type LlmdModelPlan } from './plan.ts';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { llmdModel, tempRepo } from '../test/helpers.ts';
-import { parseStackFile } from './config/load.ts';
+import { parseStackFile } from './stack.ts';
 import { discoverModels, listModelFolders } from './discovery.ts';
 import { isStackError, type Issue } from './errors.ts';
 

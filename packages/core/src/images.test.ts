@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/helpers.ts';
-import { loadStackFile } from './config/load.ts';
+import { loadStackFile } from './stack.ts';
 import { planDeployment } from './plan.ts';
 import { summarizeNames } from './errors.ts';
 import { INFRA_IMAGES, imageWarnings, inventory, mirrorReference, mirrorSteps, modelServiceImages, parseImage } from './images.ts';

@@ -48,7 +48,8 @@ export type { ChartRef, ChartKey, Platform, Category, Upstream } from './constan
 export { UPSTREAMS } from './constants.ts';
 
 // Stack configuration
-export { loadStackFile, parseStackFile, loadStackConfigFromMap, stackNameFromFile } from './config/load.ts';
+export { loadStackFile, parseStackFile, loadStackConfigFromMap, checkStackRules } from './stack.ts';
+export { stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
 export { SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
 export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
@@ -79,7 +80,9 @@ export type {
   PrometheusSettings,
   PrometheusSettingsInput,
 } from './config/types.ts';
-export { checkStackRules, modelPlatform } from './config/rules.ts';
+export { checkConfigRules, modelPlatform } from './config/rules.ts';
+export { FEATURES, checkFeatureRules } from './features/index.ts';
+export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
 export { editStackText } from './config/edit.ts';
 export type { StackEdit, EditedStack } from './config/edit.ts';
@@ -123,7 +126,6 @@ export {
   AUTOSCALING_DEFAULTS,
   AUTOSCALING_SIGNALS,
   DEFAULT_TARGETS,
-  GAIE_EPP_METRICS,
   VLLM_METRICS,
   autoscalingNames,
   autoscalingProblems,
@@ -139,8 +141,11 @@ export {
   scaledObjectManifest,
   signalQuery,
   triggerAuthenticationManifest,
-} from './autoscaling.ts';
-export type { AutoscalingCapabilities, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource } from './autoscaling.ts';
+} from './features/autoscaling/index.ts';
+export { GAIE_EPP_METRICS, MODELSERVICE_AUTOSCALER_KEYS } from './upstream/2026-02.ts';
+export { SERVER_AUTOSCALER_KEYS } from './upstream/2026-08/facts.ts';
+export { KSERVE_AUTOSCALER_KEYS } from './kserve/facts.ts';
+export type { AutoscalingCapabilities, AutoscalerKeys, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource } from './features/autoscaling/index.ts';
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
@@ -216,8 +221,8 @@ export {
   istioAccessNames,
   istioGatewayPodLabels,
   localRateLimitFilter,
-} from './manifests/access.ts';
-export type { EnvoyRouteRef, IstioGatewayRef } from './manifests/access.ts';
+} from './features/access/manifests.ts';
+export type { EnvoyRouteRef, IstioGatewayRef } from './features/access/manifests.ts';
 export {
   CLIENT_HEADER,
   MIN_API_KEY_LENGTH,
@@ -229,8 +234,8 @@ export {
   htpasswd,
   jwksProblem,
   openModelsWarning,
-} from './access.ts';
-export type { AccessPlan } from './access.ts';
+} from './features/access/index.ts';
+export type { AccessPlan } from './features/access/index.ts';
 export type { ResourceType } from './manifests/types.ts';
 export {
   hfTokenSecretManifest,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, llmdModel, tempRepo } from '../test/helpers.ts';
-import { loadStackFile, parseStackFile } from './config/load.ts';
+import { loadStackFile, parseStackFile } from './stack.ts';
 import { isStackError, type Issue, type IssueCode } from './errors.ts';
 import { chartRefs } from './charts.ts';
 import { expandHome, planDeployment, withModelFolderIssues, type LlmdModelPlan } from './plan.ts';

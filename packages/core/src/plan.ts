@@ -1,11 +1,14 @@
 import { homedir } from 'node:os';
 import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform, type Upstream } from './constants.ts';
-import type { AccessPlan } from './access.ts';
-import type { AutoscalingPlan } from './autoscaling.ts';
+import type { AccessPlan } from './features/access/plan.ts';
+export type { AccessPlan } from './features/access/plan.ts';
+export type { AutoscalingPlan, AutoscalingPlanInput } from './features/autoscaling/plan.ts';
+import type { AutoscalingPlan } from './features/autoscaling/plan.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs, checkLocalCharts } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
-import { checkStackRules } from './config/rules.ts';
+import { checkStackRules } from './stack.ts';
+import { LLMD_FEATURES } from './features/index.ts';
 import { durationSeconds } from './config/formats.ts';
 import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, summarizeNames, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
@@ -223,7 +226,7 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
     const modelPlan =
       model.platform === 'kserve'
         ? planKserveModel({ config, model, harbor, toleration, list, release: set.kserve })
-        : set.llmd.plan({ config, model, charts: chartsOf(set), harbor, toleration, list, warnings });
+        : set.llmd.plan({ config, model, charts: chartsOf(set), harbor, toleration, list, warnings, features: LLMD_FEATURES });
     if (modelPlan) models.push(modelPlan);
   }
   checkNamespaces(config, models, list);

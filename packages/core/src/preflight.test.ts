@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { readUpstream } from '@app-serving/test-cluster';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { loadStackFile } from './config/load.ts';
+import { loadStackFile } from './stack.ts';
 import { planDeployment } from './plan.ts';
 import { KSERVE_CRDS, LLMD_CRDS, preflightChecks, type CrdRequirement } from './preflight.ts';
 

@@ -13,7 +13,7 @@ import {
 import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
 import { ROUTER_POOL_CRD_FIELDS } from './upstream/2026-08/facts.ts';
 import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
-import { AUTOSCALING_CRDS } from './autoscaling.ts';
+import { AUTOSCALING_CRDS } from './features/autoscaling/facts.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 import type { Toleration } from './values/scheduling.ts';
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRepo } from '../test/helpers.ts';
 import { isStackError } from './errors.ts';
-import { loadStackFile } from './config/load.ts';
+import { loadStackFile } from './stack.ts';
 import { readValuesFile } from './discovery.ts';
 import { IssueList } from './errors.ts';
 import { decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';

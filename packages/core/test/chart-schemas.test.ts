@@ -4,7 +4,7 @@ import { readUpstreamJson, readUpstreamYaml } from '@app-serving/test-cluster';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES, type Category } from '../src/constants.ts';
-import { loadStackFile, type StackConfig } from '../src/config/load.ts';
+import { loadStackFile, type StackConfig } from '../src/stack.ts';
 import type { ModelEntry } from '../src/config/types.ts';
 import { planDeployment, type LlmdModelPlan } from '../src/plan.ts';
 import { effectiveValues, type Values } from '../src/values/merge.ts';

@@ -8,7 +8,7 @@ import { Secret, isSecret } from '../secret.ts';
 import { didYouMean } from '../suggest.ts';
 import { MAX_STACK_FILE_BYTES, readTextFile } from '../text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from '../yaml-source.ts';
-import { checkStackRules } from './rules.ts';
+import { checkConfigRules } from './rules.ts';
 import { MAYBE_SECRET_KEYS, SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS } from './keys.ts';
 import { stackConfigSchema } from './schema.ts';
 import type { ParsedStackConfig } from './types.ts';
@@ -40,6 +40,12 @@ export interface LoadOptions {
    * parsed (they are kept in `deferredIssues`). Default: true.
    */
   readonly checkRules?: boolean;
+  /**
+   * The rules across keys. Default: config's own ({@link checkConfigRules}); the loaders that
+   * `@app-serving/core` exports (`stack.ts`) pass every feature's rules too (access, autoscaling, …),
+   * so that config imports no feature.
+   */
+  readonly rules?: (config: StackConfig) => Issue[];
 }
 
 /** Builds an issue about a key path of the stack config, with file and line where known. */
@@ -127,7 +133,7 @@ export function parseStackFile(text: string, file: string, stackName = stackName
     const yamlKey = typeof key === 'string' ? (yamlKeyOf.get(key) ?? `${CONFIG_NAMESPACE}:${key}`) : undefined;
     return source.issue(code, yamlKey === undefined ? ['config'] : ['config', yamlKey, ...rest], message, formatPath(path));
   };
-  return validate(raw, stackName, file, locate, list, options.checkRules ?? true);
+  return validate(raw, stackName, file, locate, list, options);
 }
 
 /** Options of {@link loadStackConfigFromMap}. */
@@ -194,7 +200,7 @@ export function loadStackConfigFromMap(map: Readonly<Record<string, unknown>>, o
     }
   }
   const locate: ConfigLocator = (code, path, message) => source.issue(code, path, message);
-  return validate(raw, options.stackName, file, locate, list, options.checkRules ?? true, namespace);
+  return validate(raw, options.stackName, file, locate, list, options, namespace);
 }
 
 /**
@@ -270,9 +276,11 @@ function validate(
   file: string,
   locate: ConfigLocator,
   list: IssueList,
-  checkRules: boolean,
+  options: LoadOptions,
   namespace: string = CONFIG_NAMESPACE,
 ): StackConfig {
+  const checkRules = options.checkRules ?? true;
+  const rules = options.rules ?? checkConfigRules;
   for (const key of Object.keys(raw)) {
     if (!KNOWN_KEYS.has(key)) {
       list.add(locate('config.unknown-key', [key], `unknown key "${namespace}:${key}"${didYouMean(key, KNOWN_KEYS)}`));
@@ -285,7 +293,7 @@ function validate(
     const partial = salvage(raw, parsed.error.issues, stackName, file, locate);
     // The rules across keys still apply to what parsed; a rule about a key that did not parse
     // (e.g. "harborHostname is required" after its value was rejected) would repeat the problem.
-    if (partial) list.addAll(checkStackRules(partial.config).filter((issue) => !partial.dropped.some((path) => isAtOrUnder(issue.path, path))));
+    if (partial) list.addAll(rules(partial.config).filter((issue) => !partial.dropped.some((path) => isAtOrUnder(issue.path, path))));
     throw new StackError(list.items, partial ? { partial: partial.config } : {});
   }
   if (!checkRules) {
@@ -293,7 +301,7 @@ function validate(
     return { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: false, deferredIssues: [...list.items] };
   }
   const config: StackConfig = { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] };
-  list.addAll(checkStackRules(config));
+  list.addAll(rules(config));
   // The keys that were reported (unknown, not a secret) are not part of the config: it is whole
   // otherwise, and its model folders can still be checked in the same run.
   if (list.size > 0) throw new StackError(list.items, { partial: config });

@@ -1,8 +1,6 @@
-import { checkAccessRules } from '../access.ts';
 import { CATEGORIES } from '../constants.ts';
 import { chartRefProblem, chartRefs } from '../charts.ts';
 import type { Issue } from '../errors.ts';
-import { autoscalingProblems } from '../autoscaling.ts';
 import type { StackConfig } from './load.ts';
 
 /** The platform a model entry is served on: its own `platform`, else the stack's. */
@@ -13,9 +11,10 @@ export function modelPlatform(config: Pick<StackConfig, 'platform'>, entry: { pl
 /**
  * Rules across keys of a parsed stack config (DESIGN §4): credentials per `cloudProvider`,
  * the `modelSource` fields each platform needs, hostPath only on-prem, chart overrides that
- * name a repository when they need one. Returns every problem found.
+ * name a repository when they need one. Returns every problem found. The rules of each feature
+ * (access, autoscaling, …) are the feature's own (`features/<name>/rules.ts`); `stack.ts` runs both.
  */
-export function checkStackRules(config: StackConfig): Issue[] {
+export function checkConfigRules(config: StackConfig): Issue[] {
   const issues: Issue[] = [];
   const { locate } = config;
   const harborKeys = ['harborHostname', 'harborUser', 'harborToken'] as const;
@@ -39,7 +38,6 @@ export function checkStackRules(config: StackConfig): Issue[] {
   }
 
   const seen = new Map<string, string>();
-  const autoscaledWithoutPrometheus: string[] = [];
   for (const { category, entry, index } of enabled) {
     const at = (...rest: (string | number)[]) => ['models', category, index, ...rest];
     const id = `${category}/${entry.name}`;
@@ -50,19 +48,6 @@ export function checkStackRules(config: StackConfig): Issue[] {
     }
 
     const platform = entry.platform ?? config.platform;
-    if (entry.autoscaling) {
-      for (const problem of autoscalingProblems(entry.autoscaling, {
-        platform,
-        // GAIE v1.2's EPP holds no request while its pool is empty (no flow control): nothing buffers.
-        requestBuffering: null,
-        noEpp: category === 'embedder' && platform === 'llm-d' ? "an embedding model's requests go through its Service straight to the pods, not through the EPP" : null,
-      })) {
-        issues.push(locate('config.contradiction', at('autoscaling', problem.key), problem.message));
-      }
-      if (platform === 'llm-d' && config.prometheus === undefined) {
-        autoscaledWithoutPrometheus.push(`models.${category}[${index}]`);
-      }
-    }
     if (platform === 'kserve' && entry.readyTimeout !== undefined) {
       issues.push(locate('config.contradiction', at('readyTimeout'), 'is only for llm-d models (it sets how long `pulumi up` awaits their Deployments); remove it'));
     }
@@ -104,29 +89,6 @@ export function checkStackRules(config: StackConfig): Issue[] {
     }
   }
 
-  if (autoscaledWithoutPrometheus.length > 0) {
-    issues.push(
-      locate(
-        'config.missing-key',
-        ['prometheus'],
-        `is required: ${autoscaledWithoutPrometheus.join(', ')} ${autoscaledWithoutPrometheus.length === 1 ? 'is' : 'are'} autoscaled, and KEDA reads the signal from Prometheus — set prometheus.address (e.g. http://prometheus-operated.monitoring.svc:9090)`,
-      ),
-    );
-  }
-  const prometheus = config.prometheus;
-  if (prometheus?.auth !== undefined && config.prometheusCredentials === undefined) {
-    issues.push(locate('config.missing-credential', ['prometheusCredentials'], `is required with prometheus.auth: ${prometheus.auth} (pulumi config set --secret prometheusCredentials <${prometheus.auth === 'bearer' ? 'token' : 'password'}>)`));
-  }
-  if (config.prometheusCredentials !== undefined && prometheus?.auth === undefined) {
-    issues.push(locate('config.contradiction', ['prometheusCredentials'], 'is set, but prometheus.auth is not: set prometheus.auth to bearer or basic, or remove the credentials'));
-  }
-  if (prometheus?.auth === 'basic' && prometheus.username === undefined) {
-    issues.push(locate('config.missing-key', ['prometheus', 'username'], 'is required with auth: basic'));
-  }
-  if (prometheus?.username !== undefined && prometheus.auth !== 'basic') {
-    issues.push(locate('config.contradiction', ['prometheus', 'username'], 'is only for auth: basic; remove it or set auth: basic'));
-  }
-
   const toleration = config.gpuToleration;
   if (toleration?.operator === 'Exists' && toleration.value !== undefined) {
     issues.push(locate('config.contradiction', ['gpuToleration', 'value'], 'must not be set when operator is Exists'));
@@ -141,6 +103,5 @@ export function checkStackRules(config: StackConfig): Issue[] {
       issues.push(locate(code, ['charts', key, problem.key], problem.message));
     }
   }
-  issues.push(...checkAccessRules(config));
   return issues;
 }

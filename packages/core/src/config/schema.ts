@@ -17,8 +17,11 @@ import type {
   RouterSettings,
   PrometheusSettings,
   StackConfigInput,
+  AutoscalingSignal,
 } from './types.ts';
-import { AUTOSCALING_SIGNALS } from '../autoscaling.ts';
+
+/** The signals a model can scale on (the autoscaling feature reads them: features/autoscaling). */
+export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp-kv-cache'] as const satisfies readonly AutoscalingSignal[];
 
 /**
  * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).

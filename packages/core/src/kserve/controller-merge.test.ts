@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { readUpstream } from '@app-serving/test-cluster';
 import { REPO_ROOT } from '../../test/helpers.ts';
 import { combineBaseRefs, mergeAllSpecs, renderPlaceholders, schedulerPod, wellKnownConfigs, workloadPod, type PodTemplate } from '../../test/kserve-controller.ts';
-import { parseStackFile } from '../config/load.ts';
+import { parseStackFile } from '../stack.ts';
 import { llmInferenceServiceConfigManifest, llmInferenceServiceManifest } from '../manifests/kserve.ts';
 import { planDeployment } from '../plan.ts';
 import type { Values } from '../values/merge.ts';

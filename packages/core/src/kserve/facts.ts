@@ -4,6 +4,7 @@
  * the upstream files in `../shared/upstream/` (CRDs and the well-known LLMInferenceServiceConfigs).
  */
 import { KSERVE_VERSION } from '../constants.ts';
+import type { AutoscalerKeys } from '../upstream/generation.ts';
 import { getPath, isValuesMap, type Values } from '../values/merge.ts';
 
 export { KSERVE_VERSION };
@@ -120,3 +121,9 @@ function positive(value: unknown): boolean {
  * exclusive" (source: kserve/kserve v0.18.1 config/crd/full/llmisvc/serving.kserve.io_llminferenceservices.yaml).
  */
 export const KSERVE_REPLICAS_SCALING_RULE = '!(has(self.replicas) && has(self.scaling))';
+
+/** The LLMInferenceService overlay's keys (`replicas`, `scaling`, and the same under `prefill`). */
+export const KSERVE_AUTOSCALER_KEYS: AutoscalerKeys = {
+  replicas: [['replicas'], ['prefill', 'replicas']],
+  autoscalers: [['scaling'], ['prefill', 'scaling']],
+};

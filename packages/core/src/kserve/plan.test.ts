@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, tempRepo } from '../../test/helpers.ts';
-import { loadStackFile, parseStackFile } from '../config/load.ts';
+import { loadStackFile, parseStackFile } from '../stack.ts';
 import { isStackError, type Issue } from '../errors.ts';
 import { llmInferenceServiceConfigManifest, llmInferenceServiceManifest } from '../manifests/kserve.ts';
 import { planDeployment } from '../plan.ts';

@@ -9,7 +9,7 @@ import {
   type Category,
   type Upstream,
 } from '../constants.ts';
-import { accessPlan, type AccessPlan } from '../access.ts';
+import { accessPlan, type AccessPlan } from '../features/access/plan.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
 import type { Issue, IssueList } from '../errors.ts';
@@ -22,9 +22,9 @@ import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '..
 import { findConflicts, findTypeProblems, findUnknownKeys, requirementValues, show, unionList, type Requirement, type TypeCheck } from '../values/requirements.ts';
 import { nodeAffinityFor, type Toleration } from '../values/scheduling.ts';
 import type { StrictBlock } from '../values/chart-facts.ts';
-import { HOSTNAME_TOPOLOGY_KEY, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
+import { HOSTNAME_TOPOLOGY_KEY, KSERVE_AUTOSCALER_KEYS, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
 import { KSERVE_V0_18, type KserveRelease } from './releases.ts';
-import { KSERVE_AUTOSCALER_KEYS, kserveScaling, resolveAutoscaling, valuesAutoscalerConflicts, type ResolvedAutoscaling } from '../autoscaling.ts';
+import { kserveScaling, resolveAutoscaling, valuesAutoscalerConflicts, type ResolvedAutoscaling } from '../features/autoscaling/index.ts';
 
 /** Stack-wide KServe objects: the Envoy Gateway KServe attaches its routes to. */
 export interface KserveStackPlan {

@@ -1,5 +1,3 @@
-import { accessPlan } from '../access.ts';
-import { GAIE_EPP_METRICS, GAIE_EPP_METRICS_PORT, MODELSERVICE_AUTOSCALER_KEYS, gaieEppPodLabels, planAutoscaling, valuesAutoscalerConflicts } from '../autoscaling.ts';
 import { DEFAULT_CHARTS, GATEWAY_HTTP_PORT, type ChartKey, type ChartRef } from '../constants.ts';
 import { describeChart } from '../charts.ts';
 import { gaieImages, modelServiceImages, type ImageSource } from '../images.ts';
@@ -8,7 +6,7 @@ import type { LlmdModelPlan } from '../plan.ts';
 import { sourceRef } from '../storage.ts';
 import { llmdValues, modelArtifactsUri } from '../values/llmd.ts';
 import { getPath, mergeAll } from '../values/merge.ts';
-import type { LlmdGeneration, LlmdModelInput } from './generation.ts';
+import type { AutoscalerKeys, EppMetricFacts, LlmdGeneration, LlmdModelInput } from './generation.ts';
 import { LLMD_VALUES_FOLDERS } from './select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from './shared.ts';
 
@@ -25,7 +23,28 @@ export const CHARTS_2026_02: LlmdGeneration = {
   plan: planModel,
 };
 
-function planModel({ config, model, charts: anyCharts, harbor, toleration, list, warnings }: LlmdModelInput): LlmdModelPlan | undefined {
+/**
+ * The EPP of GAIE v1.2 (`pkg/epp/metrics/metrics.go`, subsystem `inference_pool`): the pool's average
+ * queue size and KV-cache utilisation, labelled `name=<InferencePool>`. Its metrics are served on
+ * the container port named `metrics` (9090, `epp-deployment.yaml`), without authentication unless
+ * the chart's own Prometheus monitoring is on (`--metrics-endpoint-auth=false` otherwise).
+ */
+export const GAIE_EPP_METRICS: EppMetricFacts = { queue: 'inference_pool_average_queue_size', kvCache: 'inference_pool_average_kv_cache_utilization', poolLabel: 'name' };
+export const GAIE_EPP_METRICS_PORT = 'metrics';
+
+/** The labels of the EPP's pods in GAIE v1.2 (`_helpers.tpl`, selectorLabels: `inferencepool: <release>-epp`). */
+export function gaieEppPodLabels(epp: string): Record<string, string> {
+  return { inferencepool: epp };
+}
+
+/** llm-d-modelservice v0.4.12's keys (values.yaml: `decode.replicas`, `decode.autoscaling.enabled`, `extraObjects`). */
+export const MODELSERVICE_AUTOSCALER_KEYS: AutoscalerKeys = {
+  replicas: [['decode', 'replicas']],
+  autoscalers: [['decode', 'autoscaling', 'enabled'], ['prefill', 'autoscaling', 'enabled']],
+  extraObjects: ['extraObjects'],
+};
+
+function planModel({ config, model, charts: anyCharts, harbor, toleration, list, warnings, features }: LlmdModelInput): LlmdModelPlan | undefined {
   const charts = anyCharts as Record<ChartKey, ChartRef>;
   const { entry, slug, category } = model;
   const at = ['models', category, model.index] as const;
@@ -53,7 +72,7 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
   const before = list.size;
   list.addAll(result.issues);
   warnings.push(...result.warnings);
-  if (entry.autoscaling) list.addAll(valuesAutoscalerConflicts(files.modelService, MODELSERVICE_AUTOSCALER_KEYS));
+  if (entry.autoscaling) list.addAll(features.valuesAutoscalerConflicts(files.modelService, MODELSERVICE_AUTOSCALER_KEYS));
   for (const problem of checkLlmdNames(names, overrides, result.prometheusMonitoring)) {
     list.add(config.locate('name.too-long', problem.key ? [...at, problem.key] : [...at, 'name'], `${model.folder}: ${problem.message}`));
   }
@@ -63,7 +82,7 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
   // The checks across keys made sure an autoscaled llm-d model has a Prometheus.
   const autoscaling =
     entry.autoscaling && config.prometheus
-      ? planAutoscaling({
+      ? features.planAutoscaling({
           slug,
           namespace: names.namespace,
           settings: entry.autoscaling,
@@ -135,7 +154,7 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
     patches: autoscaling ? { ...result.patches, modelService: [...result.patches.modelService, ...autoscaling.patches] } : result.patches,
     images,
     autoscaling,
-    access: accessPlan(entry.access),
+    access: features.accessPlan(entry.access),
     origins: {
       modelServer: `the ${names.releases.modelService} release`,
       epp: `the ${names.releases.gaie} release (GAIE inferencepool)`,

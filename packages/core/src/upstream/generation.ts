@@ -2,7 +2,9 @@ import type { ChartRef, Upstream } from '../constants.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFolder } from '../discovery.ts';
 import type { Issue, IssueList } from '../errors.ts';
-import type { AnyLlmdModelPlan, DeploymentPlan } from '../plan.ts';
+import type { ModelAccess } from '../config/types.ts';
+import type { AccessPlan, AnyLlmdModelPlan, AutoscalingPlan, AutoscalingPlanInput, DeploymentPlan } from '../plan.ts';
+import type { ValuesFile } from '../discovery.ts';
 import type { Toleration } from '../values/scheduling.ts';
 
 /** What planning one llm-d model needs from the stack (the same for every set). */
@@ -16,6 +18,39 @@ export interface LlmdModelInput {
   /** Problems go here (the model is then not planned). */
   readonly list: IssueList;
   readonly warnings: Issue[];
+  /** What the set calls of the features (the plan step passes them: upstream imports no feature). */
+  readonly features: LlmdFeatures;
+}
+
+/**
+ * The features' functions a set calls while it plans a model (DESIGN §2): the set knows its objects
+ * (which Deployments scale, which pods export which metrics, which values keys fix a replica count);
+ * the feature knows its rules and objects. `features/index.ts` implements it; `plan.ts` passes it.
+ */
+export interface LlmdFeatures {
+  accessPlan(access: ModelAccess | undefined): AccessPlan;
+  /** True when the model's gateway needs objects of ours (authentication or a rate limit). */
+  accessEnforced(access: AccessPlan): boolean;
+  planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan;
+  /** A values file of an autoscaled model that fixes the replica count or brings its own autoscaler. */
+  valuesAutoscalerConflicts(file: ValuesFile | undefined, keys: AutoscalerKeys): Issue[];
+}
+
+/** An endpoint picker's pool-wide gauges and the label that names the pool (a set's fact). */
+export interface EppMetricFacts {
+  readonly queue: string;
+  readonly kvCache: string;
+  readonly poolLabel: string;
+}
+
+/** Where a values file could fix a replica count or bring its own autoscaler (a set's or platform's fact). */
+export interface AutoscalerKeys {
+  /** Key paths of fixed replica counts (llm-d-modelservice: `decode.replicas`; KServe: `replicas`). */
+  readonly replicas: readonly (readonly string[])[];
+  /** Key paths that switch on a chart's own autoscaler (or hold one: KServe's `scaling`). */
+  readonly autoscalers: readonly (readonly string[])[];
+  /** A list of extra objects the chart renders as they are (llm-d-modelservice: `extraObjects`). */
+  readonly extraObjects?: readonly string[];
 }
 
 /**

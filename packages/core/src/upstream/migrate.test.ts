@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issuesOf, REPO_ROOT, tempRepo } from '../../test/helpers.ts';
-import { loadStackFile, parseStackFile } from '../config/load.ts';
+import { loadStackFile, parseStackFile } from '../stack.ts';
 import { collectModels } from '../discovery.ts';
 import { IssueList } from '../errors.ts';
 import { planDeployment, type DeploymentPlan, type LlmdModelPlan, type LlmdRouterModelPlan } from '../plan.ts';

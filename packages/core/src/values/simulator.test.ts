@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, valuesFile } from '../../test/helpers.ts';
-import { loadStackFile } from '../config/load.ts';
+import { loadStackFile } from '../stack.ts';
 import { planDeployment } from '../plan.ts';
 import { isSimulatorImage, simulatorArgWarnings } from './simulator.ts';
 

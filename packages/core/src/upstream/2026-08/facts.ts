@@ -1,6 +1,7 @@
 import type { ChartRef } from '../../constants.ts';
 import type { KeyTree } from '../../values/chart-facts.ts';
 import type { Values } from '../../values/merge.ts';
+import type { AutoscalerKeys } from '../generation.ts';
 
 /**
  * What core knows of the 2026-08 llm-d set, read from upstream at the pinned versions and held
@@ -102,3 +103,9 @@ export const ROLE_DECODE = 'decode';
  * whose InferencePool CRD is still the older one.
  */
 export const ROUTER_POOL_CRD_FIELDS: readonly (readonly string[])[] = [['spec', 'appProtocol']];
+
+/** A 2026-08 model server's values (`server-<slug>/values.yaml`: `replicas`). */
+export const SERVER_AUTOSCALER_KEYS: AutoscalerKeys = {
+  replicas: [['replicas']],
+  autoscalers: [],
+};

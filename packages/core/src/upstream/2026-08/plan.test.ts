@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issuesOf, REPO_ROOT, tempRepo } from '../../../test/helpers.ts';
-import { loadStackFile, parseStackFile } from '../../config/load.ts';
+import { loadStackFile, parseStackFile } from '../../stack.ts';
 import { planDeployment, type LlmdModelPlan, type LlmdRouterModelPlan, type ModelPlan } from '../../plan.ts';
 
 const MODELS = join(REPO_ROOT, 'models');

@@ -1,5 +1,3 @@
-import { accessEnforced, accessPlan } from '../../access.ts';
-import { SERVER_AUTOSCALER_KEYS, planAutoscaling, valuesAutoscalerConflicts } from '../../autoscaling.ts';
 import { GATEWAY_HTTP_PORT } from '../../constants.ts';
 import { describeChart } from '../../charts.ts';
 import type { ImageSource } from '../../images.ts';
@@ -11,7 +9,7 @@ import { nodeAffinityFor } from '../../values/scheduling.ts';
 import type { LlmdGeneration, LlmdModelInput } from '../generation.ts';
 import { LLMD_VALUES_FOLDERS } from '../select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from '../shared.ts';
-import { ROUTER_CHART_OF, ROUTER_CHARTS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT } from './facts.ts';
+import { ROUTER_CHART_OF, ROUTER_CHARTS, SERVER_AUTOSCALER_KEYS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT } from './facts.ts';
 import { gatewayManifest, gatewayParametersManifest, hasGatewayParameters, type GatewayInput } from './gateway.ts';
 import { checkRouterNames, gatewayServiceName, routerNames } from './names.ts';
 import { routerEppImage, routerValues } from './router.ts';
@@ -37,7 +35,7 @@ export const ROUTER_2026_08: LlmdGeneration = {
   plan: planModel,
 };
 
-function planModel({ config, model, charts, harbor, toleration, list, warnings }: LlmdModelInput): LlmdRouterModelPlan | undefined {
+function planModel({ config, model, charts, harbor, toleration, list, warnings, features }: LlmdModelInput): LlmdRouterModelPlan | undefined {
   const { entry, slug, category } = model;
   const at = ['models', category, model.index] as const;
   const settings = { mode: config.router?.mode ?? 'gateway', gatewayClass: config.router?.gatewayClass ?? 'istio' } as const;
@@ -82,8 +80,8 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
   warnings.push(...router.warnings);
   // Access is enforced by the model's Istio gateway (filters that select its pods); the Router's
   // standalone proxy and agentgateway's Gateway take other objects app-serving does not write yet.
-  const access = accessPlan(entry.access);
-  if (accessEnforced(access) && className !== 'istio') {
+  const access = features.accessPlan(entry.access);
+  if (features.accessEnforced(access) && className !== 'istio') {
     list.add(
       config.locate(
         'config.contradiction',
@@ -92,7 +90,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
       ),
     );
   }
-  if (entry.autoscaling) list.addAll(valuesAutoscalerConflicts(model.values.server, SERVER_AUTOSCALER_KEYS));
+  if (entry.autoscaling) list.addAll(features.valuesAutoscalerConflicts(model.values.server, SERVER_AUTOSCALER_KEYS));
   // The EPP signals read GAIE v1.2's pool metrics; the llm-d Router's EPP exports its own, not verified here.
   const signal = entry.autoscaling?.signal;
   if (signal === 'epp-queue' || signal === 'epp-kv-cache') {
@@ -110,7 +108,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings }
   // The checks across keys made sure an autoscaled llm-d model has a Prometheus.
   const autoscaling =
     entry.autoscaling && config.prometheus
-      ? planAutoscaling({
+      ? features.planAutoscaling({
           slug,
           namespace: names.namespace,
           settings: entry.autoscaling,

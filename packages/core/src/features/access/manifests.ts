@@ -1,5 +1,5 @@
-import { CLIENT_HEADER, type AccessPlan } from '../access.ts';
-import { commonLabels } from './common.ts';
+import { CLIENT_HEADER, type AccessPlan } from './plan.ts';
+import { commonLabels } from '../../manifests/common.ts';
 
 /**
  * The objects that enforce a model's `access` at its gateway, as pure builders of narrow inputs (a

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { issuesOf, llmdModel, stackFile, tempRepo } from '../test/helpers.ts';
-import { accessPlan, apiKeyProblem, describeAccess, htpasswd, jwksProblem, openModelsWarning } from './access.ts';
-import { loadStackConfigFromMap, parseStackFile } from './config/load.ts';
-import { planDeployment } from './plan.ts';
-import { Secret, isSecret } from './secret.ts';
+import { issuesOf, llmdModel, stackFile, tempRepo } from '../../../test/helpers.ts';
+import { accessPlan, apiKeyProblem, describeAccess, htpasswd, jwksProblem, openModelsWarning } from './index.ts';
+import { loadStackConfigFromMap, parseStackFile } from '../../stack.ts';
+import { planDeployment } from '../../plan.ts';
+import { Secret, isSecret } from '../../secret.ts';
 
 const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: 'k1' }] });
 

@@ -6,13 +6,13 @@ import {
   resolveAutoscaling,
   signalQuery,
   valuesAutoscalerConflicts,
-  MODELSERVICE_AUTOSCALER_KEYS,
-  KSERVE_AUTOSCALER_KEYS,
   type AutoscalingPlanInput,
-} from './autoscaling.ts';
-import { applyPatches, patchResourceOptions } from './patches.ts';
-import { parseYaml } from './yaml-source.ts';
-import type { ValuesFile } from './discovery.ts';
+} from './index.ts';
+import { KSERVE_AUTOSCALER_KEYS } from '../../kserve/facts.ts';
+import { GAIE_EPP_METRICS, MODELSERVICE_AUTOSCALER_KEYS } from '../../upstream/2026-02.ts';
+import { applyPatches, patchResourceOptions } from '../../patches.ts';
+import { parseYaml } from '../../yaml-source.ts';
+import type { ValuesFile } from '../../discovery.ts';
 
 const input: AutoscalingPlanInput = {
   slug: 'qwen',
@@ -52,12 +52,13 @@ describe('signalQuery', () => {
     expect(signalQuery('kv-cache', { namespace: 'ns', deployment: 'd' })).toEqual({ query: 'avg(vllm:kv_cache_usage_perc{namespace="ns",pod=~"d-[a-z0-9]+-[a-z0-9]+"})', metricType: 'Value' });
   });
 
-  it("reads the EPP's pool gauges by the pool's label, GAIE v1.2's names by default", () => {
-    expect(signalQuery('epp-queue', { namespace: 'ns', deployment: 'd', pool: 'gaie-x' })).toEqual({
+  it("reads the EPP's pool gauges by the pool's label, with the names its set gives", () => {
+    expect(signalQuery('epp-queue', { namespace: 'ns', deployment: 'd', pool: 'gaie-x', eppMetrics: GAIE_EPP_METRICS })).toEqual({
       query: 'max(inference_pool_average_queue_size{namespace="ns",name="gaie-x"})',
       metricType: 'Value',
     });
     expect(() => signalQuery('epp-kv-cache', { namespace: 'ns', deployment: 'd' })).toThrow(/InferencePool/);
+    expect(() => signalQuery('epp-kv-cache', { namespace: 'ns', deployment: 'd', pool: 'gaie-x' })).toThrow(/metrics/);
   });
 });
 
@@ -195,10 +196,10 @@ describe('valuesAutoscalerConflicts', () => {
 });
 
 describe('a stack with autoscaling', async () => {
-  const { tempRepo, llmdModel, stackFile } = await import('../test/helpers.ts');
-  const { loadStackFile } = await import('./config/load.ts');
-  const { planDeployment } = await import('./plan.ts');
-  const { isStackError } = await import('./errors.ts');
+  const { tempRepo, llmdModel, stackFile } = await import('../../../test/helpers.ts');
+  const { loadStackFile } = await import('../../stack.ts');
+  const { planDeployment } = await import('../../plan.ts');
+  const { isStackError } = await import('../../errors.ts');
   const { join } = await import('node:path');
 
   const problems = (fn: () => unknown) => {
