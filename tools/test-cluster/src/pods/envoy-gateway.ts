@@ -44,16 +44,19 @@ export function envoyGatewayImage(version: string): string {
 
 /**
  * The chart as the release packages it: `values.yaml` from `values.tmpl.yaml` with the controller's
- * image (`${GatewayImage}`), the chart's version and appVersion set. Returns the objects Helm renders.
+ * image and its pull policy filled in, the chart's version and appVersion set. Returns the objects Helm renders.
  */
 export async function renderEnvoyGateway(install: EnvoyGatewayInstall): Promise<KubeObject[]> {
   const dir = mkdtempSync(join(tmpdir(), 'app-serving-eg-chart-'));
   try {
     const chart = join(dir, 'gateway-helm');
     cpSync(install.chartDir, chart, { recursive: true, dereference: true });
+    // The release fills in the image and its pull policy (tools/make/helm.mk: envsubst); nothing else.
+    const filled: Record<string, string> = { GatewayImage: envoyGatewayImage(install.version), GatewayImagePullPolicy: 'IfNotPresent' };
     const template = readFileSync(join(chart, 'values.tmpl.yaml'), 'utf8');
-    if (!template.includes('${GatewayImage}')) throw new Error(`${install.chartDir}/values.tmpl.yaml has no \${GatewayImage}: the release's packaging changed`);
-    writeFileSync(join(chart, 'values.yaml'), template.replaceAll('${GatewayImage}', envoyGatewayImage(install.version)));
+    const unknown = [...template.matchAll(/\$\{(\w+)\}/g)].map((m) => m[1]!).filter((name) => !(name in filled));
+    if (unknown.length > 0 || !template.includes('${GatewayImage}')) throw new Error(`${install.chartDir}/values.tmpl.yaml: placeholders ${unknown.join(', ') || '(no GatewayImage)'}: the release's packaging changed`);
+    writeFileSync(join(chart, 'values.yaml'), template.replace(/\$\{(\w+)\}/g, (_, name: string) => filled[name]!));
     const version = install.version.replace(/^v/, '');
     writeFileSync(join(chart, 'Chart.yaml'), readFileSync(join(chart, 'Chart.yaml'), 'utf8').replace(/^version: .*$/m, `version: v${version}`).replace(/^appVersion: .*$/m, `appVersion: "v${version}"`));
     return await helmTemplate({
@@ -84,7 +87,7 @@ function isCertgen(object: KubeObject): boolean {
 function certgen(cluster: TestCluster, binary: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const home = mkdtempSync(join(tmpdir(), 'app-serving-certgen-'));
-    const child = spawn(binary, ['certgen'], {
+    const child = spawn(binary, ['certgen', '--disable-topology-injector'], {
       env: { PATH: process.env.PATH, HOME: home, KUBECONFIG: cluster.kubeconfigPath, ENVOY_GATEWAY_NAMESPACE: ENVOY_GATEWAY_SYSTEM },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -23,7 +23,7 @@
  * its network namespace removed. `stop()` does that for every pod.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, type WriteStream } from 'node:fs';
+import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestCluster } from '../cluster.ts';
 import { applyObjects } from '../objects.ts';
@@ -73,6 +73,9 @@ export interface PodRuntime {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The addresses the stand-in load balancer gives Services of type LoadBalancer (`<range>.<n>`). */
+const LOAD_BALANCER_RANGE = '10.0.254';
+
 /** The first restart waits this long, doubling up to {@link MAX_BACKOFF_MS} (the kubelet: 10 s to 5 min; shorter here, for tests). */
 const FIRST_BACKOFF_MS = 2000;
 const MAX_BACKOFF_MS = 30_000;
@@ -85,7 +88,6 @@ interface ContainerState {
   readonly run: ContainerRun | null;
   readonly logFile: string;
   child: ChildProcess | null;
-  log: WriteStream | null;
   restarts: number;
   started: boolean;
   ready: boolean;
@@ -151,29 +153,25 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
     // The kubelet expands $(VAR) in command and args from the container's environment.
     const command = state.run.argv.map((arg) => expand(arg, env));
     const argv = ['ip', 'netns', 'exec', pod.net!.name, 'chroot', pod.root!.root, '/bin/sh', '-c', 'cd "$0" && exec "$@"', workDir, ...command];
-    state.log ??= createWriteStream(state.logFile, { flags: 'a' });
-    state.log.write(`\n[runtime] ${new Date().toISOString()} start: ${command.join(' ')}\n`);
-    const child = spawn(argv[0]!, argv.slice(1), { env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // stdout and stderr straight into the log file (a file, as a container runtime gives them: Envoy
+    // opens /dev/stdout for its access log, which fails on the socket a Node pipe is).
+    appendFileSync(state.logFile, `\n[runtime] ${new Date().toISOString()} start: ${command.join(' ')}\n`);
+    const from = statSync(state.logFile).size;
+    const fd = openSync(state.logFile, 'a');
+    const child = spawn(argv[0]!, argv.slice(1), { env: env as NodeJS.ProcessEnv, stdio: ['ignore', fd, fd], detached: true });
+    closeSync(fd);
     state.child = child;
     state.started = false;
     state.ready = false;
     state.waiting = null;
     state.startedAt = new Date().toISOString();
-    // The end of this run's output, kept for the termination message (the file may lag behind).
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      state.log!.write(chunk);
-      output = (output + chunk.toString('utf8')).slice(-4 * MESSAGE_BYTES);
-    };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
     const startedAt = state.startedAt;
-    child.on('close', (code, signal) => {
+    child.on('exit', (code, signal) => {
       state.child = null;
       state.ready = false;
       if (pod.stopped) return;
       const exitCode = code ?? 128 + (signal === 'SIGKILL' ? 9 : 15);
-      const message = state.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0 ? logTail(output) : undefined;
+      const message = state.spec.terminationMessagePolicy === 'FallbackToLogsOnError' && exitCode !== 0 ? logTail(readFrom(state.logFile, from)) : undefined;
       state.lastExit = { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', ...(message && { message }), startedAt, finishedAt: new Date().toISOString() };
       const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** state.restarts, MAX_BACKOFF_MS);
       state.restarts += 1;
@@ -237,7 +235,7 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
     const { uid, namespace, name } = object.metadata;
     const containers: ContainerState[] = (object.spec.containers as Values[]).map((spec) => {
       const run = options.run(object, spec);
-      return { spec, run, logFile: '', child: null, log: null, restarts: 0, started: false, ready: false, startedAt: new Date().toISOString(), lastExit: null, waiting: run ? { reason: 'ContainerCreating', message: '' } : null };
+      return { spec, run, logFile: '', child: null, restarts: 0, started: false, ready: false, startedAt: new Date().toISOString(), lastExit: null, waiting: run ? { reason: 'ContainerCreating', message: '' } : null };
     });
     const dir = join(cluster.dir, 'pods', namespace, name);
     mkdirSync(dir, { recursive: true });
@@ -279,15 +277,31 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
       await exited;
       clearTimeout(timer);
     }));
-    for (const c of pod.containers) c.log?.end();
     pod.root?.remove();
     pod.net?.remove();
     pods.delete(pod.uid);
   };
 
+  // A load balancer, as a cloud's controller (or MetalLB) provides one: each Service of type
+  // LoadBalancer gets an address in its status (Envoy Gateway programs a Gateway once its Service has
+  // one). Traffic to it is not routed; clients here reach the pods' addresses.
+  let balanced = 0;
+  const loadBalancers = async () => {
+    const res = await cluster.request('GET', '/api/v1/services');
+    if (res.status !== 200) return;
+    for (const service of (res.body as { items: Values[] }).items) {
+      if (service.spec?.type !== 'LoadBalancer' || (service.status?.loadBalancer?.ingress ?? []).length > 0) continue;
+      balanced += 1;
+      const ip = `${LOAD_BALANCER_RANGE}.${balanced}`;
+      await cluster.request('PATCH', `/api/v1/namespaces/${service.metadata.namespace}/services/${service.metadata.name}/status`, { status: { loadBalancer: { ingress: [{ ip }] } } }, { contentType: 'application/merge-patch+json' });
+      log(`Service ${service.metadata.namespace}/${service.metadata.name}: load balancer ${ip}`);
+    }
+  };
+
   const poll = async () => {
     while (!stopping) {
       try {
+        await loadBalancers();
         const res = await cluster.request('GET', '/api/v1/pods');
         if (res.status === 200) {
           const items = (res.body as { items: Values[] }).items;
@@ -346,6 +360,20 @@ async function forward(cluster: TestCluster, namespace: string, pod: string, for
     metadata: { name: pod, namespace },
     spec: { forwards: forwards.map((f) => ({ ports: [f.port], target: f.target })) },
   }]);
+}
+
+/** What a file holds from `offset` on (at most the last 64 KiB of it). */
+function readFrom(file: string, offset: number): string {
+  const size = statSync(file).size;
+  const start = Math.max(offset, size - 65_536);
+  const buffer = Buffer.alloc(Math.max(0, size - start));
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, buffer, 0, buffer.length, start);
+  } finally {
+    closeSync(fd);
+  }
+  return buffer.toString('utf8');
 }
 
 /** The end of a container's output, as the kubelet keeps it for `FallbackToLogsOnError`: 80 lines, at most 2,048 bytes. */
