@@ -197,7 +197,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
       );
     }
   }
-  const problem = slugProblemOn(slug, modelUpstream(config, entry));
+  const problem = slugProblemOn(slug, platform === 'llm-d' ? modelUpstream(config, entry) : DEFAULT_UPSTREAM);
   if (problem) list.add(config.locate('slug.invalid', at('name'), `${shown}: ${problem}`));
   if (list.size > before) return undefined;
 
@@ -217,7 +217,7 @@ function inlineOne(config: StackConfig, category: Category, index: number, entry
   const label = given.label ?? 'values';
   const { wanted, required } = valuesFoldersOf(config, entry, platform);
   const before = list.size;
-  const problem = slugProblemOn(given.slug, modelUpstream(config, entry));
+  const problem = slugProblemOn(given.slug, platform === 'llm-d' ? modelUpstream(config, entry) : DEFAULT_UPSTREAM);
   if (problem) list.add({ code: 'slug.invalid', path: `${label}.slug`, message: problem });
   const values: Partial<Record<ValuesFolder, ValuesFile>> = {};
   for (const kind of wanted) {

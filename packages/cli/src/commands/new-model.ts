@@ -67,7 +67,7 @@ export default async function newModel({ options, operands, output }: { options:
   const stackSet = stackFile === undefined ? undefined : setOfStack(stackFile);
   const upstream = (options.upstream as Upstream | undefined) ?? stackSet ?? CURRENT_UPSTREAM;
   // The limit is explained with the names of the set the folders are for (hostile round 3, m18).
-  const problem = slugProblemOn(slug, upstream);
+  const problem = slugProblemOn(slug, template === 'kserve-vllm' ? DEFAULT_UPSTREAM : upstream);
   if (problem) throw new UsageError(`--slug${target ? ' (with --target)' : ''}: ${problem}`);
 
   const modelsDir = resolveModelsDir({ ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) }, stackFile === undefined ? process.cwd() : dirname(stackFile));

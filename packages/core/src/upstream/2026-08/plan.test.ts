@@ -197,9 +197,11 @@ describe('the model folder on the 2026-08 set: every problem at its file, line a
     return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
   };
 
-  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder', () => {
+  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder (one of those alone: the folder is for the other set)', () => {
     const issues = issuesOf(plan({ 'models/generative/M/ms-m/values.yaml': 'modelArtifacts:\n  name: m\n' }));
-    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
+    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/holds ms-m\/, the folders of the 2026-02 set, but the model is on the 2026-08 set/)]);
+    const empty = issuesOf(plan({ 'models/generative/M/README.md': '' }));
+    expect(empty.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
   });
 
   it('refuses unknown keys, missing ones, and options that do not go together', () => {
