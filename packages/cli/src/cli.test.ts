@@ -318,6 +318,16 @@ describe('plan', () => {
     expect(out).toContain('control pods EPP gaie-qwen3-06b-rke2-epp and the gateway pods: node workload=gpu, tolerates dedicated=gpu:NoSchedule');
   });
 
+  it("on 2026-08: says app-serving sets no access logs (Istio's own), and validate warns at modelGateway.accessLogging", async () => {
+    const result = await cli(['plan', '--stack', 'apps/app-serving/Pulumi.current.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("listener     HTTP :80, routes from its own namespace only (llm-d-qwen3-06b-rke2); access logs not set by app-serving (Istio's own: its Telemetry API)");
+    const dir = fixtureRepo({ 'Pulumi.t.yaml': readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.current.yaml'), 'utf8').replace('config:\n', 'config:\n  app-serving:modelGateway:\n    accessLogging: true\n') });
+    const validated = await cli(['validate', '--stack', join(dir, 'Pulumi.t.yaml'), '--models-dir', join(REPO_ROOT, 'models')], { cwd: dir });
+    expect(validated.code).toBe(0);
+    expect(validated.stderr).toContain('Pulumi.t.yaml:12: modelGateway.accessLogging: has no effect on Qwen3-0.6B-rke2 and bge-small-en-v1.5-rke2 (the 2026-08 set)');
+  });
+
   it('shows each chart as deployed: the pinned one, a mirror, or a package on disk (air gap)', async () => {
     const pkg = upstreamPath('charts/llm-d-modelservice-v0.4.12.tgz');
     const stack = CLOUD_STACK.replace(
