@@ -424,6 +424,20 @@ describe('images', () => {
     expect(result.stdout).not.toContain('Istio');
   });
 
+  it("names the gateway proxy image only where a Gateway runs one: not in the Router's standalone mode (its Envoy is listed)", async () => {
+    const current = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.current.yaml'), 'utf8');
+    const dir = fixtureRepo({ 'Pulumi.standalone.yaml': current.replace('    mode: gateway\n    gatewayClass: istio\n', '    mode: standalone\n'), 'Pulumi.agent.yaml': current.replace('gatewayClass: istio', 'gatewayClass: agentgateway') });
+    const models = ['--models-dir', join(REPO_ROOT, 'models')];
+    const standalone = await cli(['images', '--stack', 'Pulumi.standalone.yaml', ...models], { cwd: dir });
+    expect(standalone.code).toBe(0);
+    expect(standalone.stdout).toContain('docker.io/envoyproxy/envoy:distroless-v1.33.2');
+    expect(standalone.stdout).not.toContain('Istio');
+    const agent = await cli(['images', '--stack', 'Pulumi.agent.yaml', ...models], { cwd: dir });
+    expect(agent.stdout).toContain('The agentgateway proxy image comes from your agentgateway installation');
+    expect(agent.stdout).not.toContain('Istio');
+    expect((await cli(['images', '--stack', 'apps/app-serving/Pulumi.current.yaml'])).stdout).toContain('The Istio gateway proxy image comes from your Istio installation');
+  });
+
   it('rejects a malformed mirror', async () => {
     expect((await cli(['images', '--mirror-to', 'https://harbor'])).code).toBe(2);
   });
