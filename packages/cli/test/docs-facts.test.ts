@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CLUSTER_REQUIREMENTS } from '@app-serving/core';
+import { CLUSTER_REQUIREMENTS, loadStackFile, planDeployment, preflightChecks, type PreflightCheckType } from '@app-serving/core';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './run-cli.ts';
@@ -104,5 +104,37 @@ describe('facts of the docs', () => {
     expect(existsSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.prod.yaml'))).toBe(false);
     const silent = docs.filter(([, text]) => text.includes('Pulumi.prod.yaml') && !/your own stack( file)?/.test(text)).map(([file]) => file);
     expect(silent).toEqual([]);
+  });
+
+  it("preflight --json's check types and ids are all in docs/cli.md, each id in docs/preflight.md's table, and every id of the example stacks matches one", () => {
+    // One entry per type (a type added to core fails the type check here until it is named), with its id as the docs write it.
+    const ids: Record<PreflightCheckType, string> = {
+      'kubernetes-version': 'kubernetes-version',
+      crd: 'crd:<plural>.<group>',
+      'gateway-class': 'gateway-class:<name>',
+      'custom-object': 'kserve-config:<name>',
+      'envoy-inference-pool': 'envoy-inference-pool',
+      placement: 'placement:<slug>',
+      node: 'node:<name>',
+      'storage-class': 'storage-class:<name>',
+      namespace: 'namespace:<name>',
+      permission: 'permission:create:<resource>[.<group>]:<namespace>',
+      prometheus: 'prometheus:<address>',
+      'registry-dns': 'registry-dns:<host>',
+    };
+    const cliDoc = read('docs/cli.md');
+    const row = (field: string) => cliDoc.split('\n').find((line) => line.startsWith(`| \`checks[].${field}\``))!;
+    expect(Object.keys(ids).filter((type) => !row('type').includes(`\`${type}\``))).toEqual([]);
+    expect(Object.values(ids).filter((id) => !row('id').includes(`\`${id}\``))).toEqual([]);
+    const table = read('docs/preflight.md').split('\n').filter((line) => line.startsWith('| '));
+    expect(Object.values(ids).filter((id) => !table.some((line) => line.includes(`\`${id.split('<')[0]}`)))).toEqual([]);
+    // `<…>` stands for a name, `[.<group>]` for an optional group.
+    const patterns = Object.values(ids).map(
+      (id) => new RegExp(`^${id.split(/(\[\.<group>\]|<[a-z]+>)/).map((part, n) => (n % 2 === 0 ? part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : part === '[.<group>]' ? '(\\.[^:]+)?' : '[^ ]*')).join('')}$`),
+    );
+    const stacks = readdirSync(join(REPO_ROOT, 'apps/app-serving')).filter((f) => /^Pulumi\.(?!TEMPLATE).+\.yaml$/.test(f) && f !== 'Pulumi.yaml');
+    const found = stacks.flatMap((f) => preflightChecks(planDeployment(loadStackFile(join(REPO_ROOT, 'apps/app-serving', f), f, { checkRules: false }), join(REPO_ROOT, 'models'))).map((c) => c.id));
+    expect(found.length).toBeGreaterThan(50);
+    expect(found.filter((id) => !patterns.some((p) => p.test(id)))).toEqual([]);
   });
 });
