@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CLUSTER_REQUIREMENTS, loadStackFile, planDeployment, preflightChecks, type PreflightCheckType } from '@app-serving/core';
+import { verifyPlan, type Cluster } from '@app-serving/k8s-verify';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './run-cli.ts';
@@ -137,4 +138,50 @@ describe('facts of the docs', () => {
     expect(found.length).toBeGreaterThan(50);
     expect(found.filter((id) => !patterns.some((p) => p.test(id)))).toEqual([]);
   });
+
+  it("verify's RBAC Role: docs/verify.md and the k8s-verify README grant the same, and it allows every read verify makes of each example stack on both sets", async () => {
+    const roleOf = (file: string, heading: string) => {
+      const text = read(file);
+      const yaml = /```yaml\n([\s\S]*?)```/.exec(text.slice(text.indexOf(heading)))![1]!;
+      return parseAllDocuments(yaml).map((d) => d.toJS() as { kind?: string; rules?: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }).find((o) => o?.kind === 'Role')!;
+    };
+    const rules = roleOf('docs/verify.md', '\n## RBAC\n').rules!;
+    expect(roleOf('packages/k8s-verify/README.md', '\n## RBAC\n').rules).toEqual(rules);
+    const allowed = (group: string, resource: string, verb: string) => rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+
+    // A cluster that records each call as the API request it is, and answers so that every check goes as far as it can.
+    const calls = new Set<string>();
+    const call = (group: string, resource: string, ...verbs: string[]) => verbs.forEach((verb) => calls.add(`${verb} ${group || 'core'} ${resource}`));
+    const pod = { name: 'p', labels: {}, phase: 'Running', ready: true, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8000 }] }], problem: null };
+    const cluster: Cluster = {
+      source: 'test',
+      inCluster: false,
+      listPods: async () => (call('', 'pods', 'list'), [pod]),
+      readService: async (namespace, name) => (call('', 'services', 'get'), { name, namespace, selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 8000 }] }),
+      listServices: async () => (call('', 'services', 'list'), []),
+      readJob: async () => (call('batch', 'jobs', 'get'), null),
+      readCustomObject: async (ref) => (call(ref.group, ref.plural, 'get'), null),
+      // Kubernetes 1.31+ authorises the WebSocket upgrade as create, earlier ones as get.
+      exec: async () => (call('', 'pods/exec', 'get', 'create'), { exitCode: 0, stdout: '', stderr: '' }),
+      openTunnel: async () => {
+        call('', 'pods/portforward', 'get', 'create');
+        throw new Error('no tunnel in this test');
+      },
+      close: async () => undefined,
+    };
+    const stacks = readdirSync(join(REPO_ROOT, 'apps/app-serving')).filter((f) => /^Pulumi\.(?!TEMPLATE).+\.yaml$/.test(f) && f !== 'Pulumi.yaml');
+    for (const file of stacks) {
+      const config = loadStackFile(join(REPO_ROOT, 'apps/app-serving', file), file, { checkRules: false });
+      for (const upstream of ['2026-02', '2026-08'] as const) {
+        await verifyPlan(planDeployment({ ...config, upstream }, join(REPO_ROOT, 'models')), { cluster, timeoutMs: 5_000, deadlineMs: 60_000 });
+      }
+    }
+    // The autoscaled cloud example reads KEDA's objects; KServe's, its LLMInferenceService.
+    expect([...calls]).toEqual(expect.arrayContaining(['get keda.sh scaledobjects', 'get autoscaling horizontalpodautoscalers', 'get serving.kserve.io llminferenceservices', 'create core pods/exec']));
+    const denied = [...calls].filter((c) => {
+      const [verb, group, resource] = c.split(' ') as [string, string, string];
+      return !allowed(group === 'core' ? '' : group, resource, verb);
+    });
+    expect(denied).toEqual([]);
+  }, 120_000);
 });
