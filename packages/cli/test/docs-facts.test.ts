@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { CLUSTER_REQUIREMENTS, loadStackFile, planDeployment, preflightChecks, type PreflightCheckType } from '@app-serving/core';
+import { CLUSTER_REQUIREMENTS, DEFAULT_CHARTS, ROUTER_CHARTS, ROUTER_PROXY_IMAGE, loadStackFile, planDeployment, preflightChecks, type PreflightCheckType } from '@app-serving/core';
 import { verifyPlan, type Cluster } from '@app-serving/k8s-verify';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -184,4 +184,37 @@ describe('facts of the docs', () => {
     });
     expect(denied).toEqual([]);
   }, 120_000);
+
+  it("air-gap.md mirrors every pinned chart of both sets at its pinned version, pushes what it pulled, and points each chart key of both sets at the mirror", () => {
+    const text = read('docs/air-gap.md');
+    const lines = text.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim());
+    const pulled = lines
+      .filter((l) => l.startsWith('helm pull '))
+      .map((l) => {
+        const [, ref] = /^helm pull (\S+)/.exec(l)!;
+        const repo = /--repo (\S+)/.exec(l)?.[1];
+        const version = /--version (\S+)/.exec(l)![1]!;
+        return { chart: ref!, version, ...(repo && { repo }) };
+      });
+    const pinned = [...Object.values(ROUTER_CHARTS), ...Object.values(DEFAULT_CHARTS)];
+    expect(pulled).toEqual(pinned.map((c) => ({ ...c })));
+    const file = (c: { chart: string; version: string }) => `${c.chart.split('/').at(-1)}-${c.version}.tgz`;
+    expect(lines.filter((l) => l.startsWith('helm push ')).map((l) => l.split(' ')[2])).toEqual(pinned.map(file));
+    const snippet = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parseAllDocuments(m[1]!)[0]!.toJS() as any).find((y) => y?.config?.['app-serving:charts']);
+    const charts = snippet.config['app-serving:charts'] as Record<string, { chart: string }>;
+    expect(Object.keys(charts).sort()).toEqual([...Object.keys(ROUTER_CHARTS), ...Object.keys(DEFAULT_CHARTS)].sort());
+    for (const [key, ref] of Object.entries({ ...ROUTER_CHARTS, ...DEFAULT_CHARTS })) expect(charts[key]!.chart, key).toBe(`oci://harbor.example.com/charts/${ref.chart.split('/').at(-1)}`);
+    // Standalone mode's proxy: the image the set pins, and the key that mirrors it.
+    expect(text).toContain(`\`${ROUTER_PROXY_IMAGE}\``);
+    expect(text).toContain(`image: harbor.example.com/images-llm-d/${ROUTER_PROXY_IMAGE.replace(/^docker\.io\//, '')}`);
+  });
+
+  it("testing.md names vitest's timeout per test and hook as vitest.shared.ts sets it", () => {
+    const shared = read('vitest.shared.ts');
+    const test = Number(/testTimeout: ([\d_]+)/.exec(shared)![1]!.replaceAll('_', ''));
+    const hook = Number(/hookTimeout: ([\d_]+)/.exec(shared)![1]!.replaceAll('_', ''));
+    expect(hook).toBe(test);
+    expect(test % 60_000).toBe(0);
+    expect(read('docs/testing.md')).toContain(`vitest's ${test / 60_000}-minute\ntimeout per test and hook`);
+  });
 });
