@@ -155,6 +155,7 @@ describe('facts of the docs', () => {
     const pod = { name: 'p', labels: {}, phase: 'Running', ready: true, containers: [{ name: 'c', ports: [{ name: 'http', containerPort: 8000 }] }], problem: null };
     const cluster: Cluster = {
       source: 'test',
+      context: 'test',
       inCluster: false,
       listPods: async () => (call('', 'pods', 'list'), [pod]),
       readService: async (namespace, name) => (call('', 'services', 'get'), { name, namespace, selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 8000 }] }),
