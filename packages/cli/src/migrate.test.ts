@@ -44,7 +44,7 @@ describe('migrate', { timeout: 600_000 }, () => {
       'generative/Qwen3-0.6B-rke2/server-qwen3-06b-rke2/values.yaml',
     ]);
     expect(result.stdout).toContain('Qwen3-0.6B-rke2 (generative, llm-d): serves Qwen/Qwen3-0.6B on port 8000, 1 replica, as before\n  + wrote models/generative/Qwen3-0.6B-rke2/server-qwen3-06b-rke2/values.yaml\n');
-    expect(result.stdout).toContain('Next (docs/upgrading.md): review with `app-serving diff --base HEAD --stack apps/app-serving/Pulumi.example.yaml`');
+    expect(result.stdout).toContain('Next (docs/upgrading.md): review with `app-serving diff --base HEAD --stack apps/app-serving/Pulumi.example.yaml` before you commit (`--base main` once it is committed on a branch)');
     // What could not be carried over: on stderr, at its file, line and key.
     expect(result.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^warning: models\/generative\/Qwen3-0\.6B-rke2\/gaie-qwen3-06b-rke2\/values\.yaml:12: inferenceExtension\.flags\.kv-cache-usage-percentage-metric: not carried over to router-qwen3-06b-rke2\/values\.yaml: /),

@@ -220,7 +220,7 @@ function report(
   for (const d of run.differences) output.err(`${color.yellow('warning:')} ${d.model}: served differently after the move — ${d.difference}`);
   output.out('');
   output.out(
-    `Next (docs/upgrading.md): review with \`app-serving diff --base HEAD --stack ${run.shown}\`, mirror the new images first (\`app-serving images\`), check the cluster (\`app-serving preflight\`), then \`pulumi up\` and \`app-serving verify\`.`,
+    `Next (docs/upgrading.md): review with \`app-serving diff --base HEAD --stack ${run.shown}\` before you commit (\`--base main\` once it is committed on a branch), mirror the new images first (\`app-serving images\`), check the cluster (\`app-serving preflight\`), then \`pulumi up\` and \`app-serving verify\`.`,
   );
 }
 
