@@ -423,12 +423,18 @@ function needsChown(owner: { uid: number; gid: number }): boolean {
  * cannot sync a folder (EINVAL, EISDIR; Windows) are passed over: there rename is what they offer.
  */
 function fsyncDir(path: string): void {
-  const fd = openSync(path, 'r');
+  const passed = (error: unknown) => ['EINVAL', 'EISDIR', 'EPERM', 'ENOTSUP'].includes((error as NodeJS.ErrnoException).code ?? '');
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if (passed(error)) return;
+    throw error;
+  }
   try {
     fsyncSync(fd);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'EINVAL' && code !== 'EISDIR' && code !== 'EPERM' && code !== 'ENOTSUP') throw error;
+    if (!passed(error)) throw error;
   } finally {
     closeSync(fd);
   }

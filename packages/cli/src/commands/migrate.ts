@@ -116,7 +116,8 @@ export default async function migrate({ options, output }: { options: MigrateOpt
 
   const files: Written[] = migration.models.flatMap((m) => m.files.map((f) => ({ path: join(modelsDir!, m.category, m.name, f.folder, 'values.yaml'), text: f.text })));
   const newBytes = Buffer.concat([bom ? BOM : Buffer.alloc(0), Buffer.from(migration.stackText, 'utf8')]);
-  const commitWarnings = options.dryRun ? [] : write({ file, target, before: bytes, after: newBytes, migration, modelsDir, plan });
+  const moving = plan.models.filter((m) => m.upstream !== CURRENT_UPSTREAM && moves(m.name, options)).map((m) => m.name);
+  const commitWarnings = options.dryRun ? [] : write({ file, target, before: bytes, after: newBytes, migration, modelsDir, moving });
 
   const warnings = migration.models.flatMap((m) => m.warnings);
   if (options.json) {
@@ -271,10 +272,10 @@ function planResult(migration: StackMigration, file: string, modelsDir: string |
  * Writes the migration as one transaction: the new model folders and the stack file's new bytes
  * (in place of the link's target when it is a link, with its mode, owner and group). Checked
  * before its commit point on the staged files as read back from disk: every values file parses,
- * and the staged stack, with them, plans every model that moves on the current set. Returns the
- * warnings of a tidy-up that failed once everything was in place.
+ * and the staged stack, with them, plans every model that moves (`moving`) on the current set.
+ * Returns the warnings of a tidy-up that failed once everything was in place.
  */
-function write(run: { file: string; target: string; before: Buffer; after: Buffer; migration: StackMigration; modelsDir: string | null; plan: DeploymentPlan }): string[] {
+function write(run: { file: string; target: string; before: Buffer; after: Buffer; migration: StackMigration; modelsDir: string | null; moving: readonly string[] }): string[] {
   const { file, target, migration, modelsDir } = run;
   const folders: NewFolder[] = migration.models.flatMap((m) => {
     const dir = join(modelsDir!, m.category, m.name);
@@ -298,8 +299,7 @@ function write(run: { file: string; target: string; before: Buffer; after: Buffe
     if ('problem' in stack) throw new TransactionError(`the staged stack file ${stack.problem}: nothing was written`, 'old', 'EIO');
     const config = parseStackFile(stack.text, displayPath(file), stackNameFromFile(file), { checkRules: false });
     const planned = planDeployment(config, modelsDir ?? dirname(file), { inline });
-    const moved = new Set([...migration.models.map((m) => m.name), ...run.plan.models.filter((m) => m.platform === 'kserve' && m.upstream !== CURRENT_UPSTREAM).map((m) => m.name)]);
-    const off = planned.models.filter((m) => moved.has(m.name) && m.upstream !== CURRENT_UPSTREAM && migration.models.some((x) => x.name === m.name));
+    const off = planned.models.filter((m) => run.moving.includes(m.name) && m.upstream !== CURRENT_UPSTREAM);
     if (off.length > 0) throw new TransactionError(`the staged stack plans ${off.map((m) => m.name).join(', ')} on ${off[0]!.upstream}, not ${CURRENT_UPSTREAM}: nothing was written`, 'old', 'EIO');
   };
   try {
