@@ -399,6 +399,10 @@ function writeNewFile(path: string, bytes: Buffer, options: { mode?: number; own
     // After chown, which clears set-id bits; and whatever the umask took away.
     if (options.mode !== undefined) fchmodSync(fd, options.mode);
     fsyncSync(fd);
+  } catch (error) {
+    // Errors on a descriptor name no file: this one's.
+    (error as NodeJS.ErrnoException).path ??= path;
+    throw error;
   } finally {
     closeSync(fd);
   }
@@ -434,7 +438,9 @@ function fsyncDir(path: string): void {
   try {
     fsyncSync(fd);
   } catch (error) {
-    if (!passed(error)) throw error;
+    if (passed(error)) return;
+    (error as NodeJS.ErrnoException).path ??= path;
+    throw error;
   } finally {
     closeSync(fd);
   }
@@ -512,11 +518,25 @@ function failure(error: unknown, state: 'old', left: readonly string[]): unknown
   return new TransactionError(`${describe(error)}: nothing was written${also}`, state, code);
 }
 
+/** What a file system error means for the user, at the folder it is about (a stage folder's: the folder it is in). */
 function describe(error: unknown): string {
   if (error instanceof TransactionError) return error.message;
-  const { code, path } = error as NodeJS.ErrnoException;
-  if (code && path) return `cannot write ${displayPath(path)} (${code})`;
-  return code ?? (error instanceof Error ? error.message : String(error));
+  const { code, path, dest } = error as NodeJS.ErrnoException & { dest?: string };
+  const about = dest ?? path;
+  if (!code || !about) return code ?? (error instanceof Error ? error.message : String(error));
+  const parts = about.split('/');
+  const stage = parts.findIndex((part) => part.startsWith(STAGE_PREFIX));
+  const where = displayPath(stage >= 0 ? parts.slice(0, stage).join('/') || '/' : about);
+  const why: Readonly<Record<string, string>> = {
+    ENOSPC: `no space left in ${where}`,
+    EDQUOT: `over the disk quota in ${where}`,
+    EFBIG: `the file size limit reached in ${where}`,
+    EACCES: `permission denied in ${where}`,
+    EPERM: `not permitted in ${where}`,
+    EROFS: `${where} is on a read-only file system`,
+    EIO: `an I/O error in ${where}`,
+  };
+  return `${why[code] ?? `cannot write ${where}`} (${code})`;
 }
 
 // Recovery --------------------------------------------------------------------------------------
