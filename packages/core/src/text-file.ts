@@ -9,9 +9,10 @@ export const MAX_VALUES_FILE_BYTES = 4 * 1024 * 1024;
  * Reads a UTF-8 text file of at most `limit` bytes. A larger file, or one holding NUL bytes
  * (binary), is refused without reading it all, so that a wrong `--stack` cannot cost gigabytes
  * of memory and thousands of meaningless parse errors. Throws the file system error (with its
- * `code`) when the file cannot be read.
+ * `code`) when the file cannot be read. `bytes` are the file's bytes as read (for a tool that
+ * writes the file back and must keep what it does not change: `migrate`).
  */
-export function readTextFile(file: string, limit: number): { text: string } | { problem: string } {
+export function readTextFile(file: string, limit: number): { text: string; bytes: Buffer } | { problem: string } {
   const fd = openSync(file, 'r');
   try {
     const stat = fstatSync(fd);
@@ -25,7 +26,9 @@ export function readTextFile(file: string, limit: number): { text: string } | { 
       if (length > limit) return { problem: tooLarge(length, limit) };
       if (length === buffer.length) break;
     }
-    return decodeText(buffer.subarray(0, length));
+    const bytes = buffer.subarray(0, length);
+    const decoded = decodeText(bytes);
+    return 'problem' in decoded ? decoded : { text: decoded.text, bytes };
   } finally {
     closeSync(fd);
   }
@@ -35,7 +38,9 @@ export function readTextFile(file: string, limit: number): { text: string } | { 
  * The text of a file's bytes, as YAML reads them (YAML 1.2 §5.2): UTF-8, or UTF-16 with its byte
  * order mark (an editor's "Unicode" on Windows); a UTF-8 byte order mark is dropped. Line breaks
  * are CR, LF or CR LF: a lone CR (classic Mac line endings) is read as a line feed, as the YAML
- * spec reads it. A file with NUL bytes otherwise is binary.
+ * spec reads it. A file with NUL bytes otherwise is binary. Bytes that are not UTF-8 (a Latin-1
+ * `é` in a comment) are refused at their line, as the Go YAML library of Pulumi and Helm refuses
+ * them (`yaml: invalid trailing UTF-8 octet`), instead of being read as U+FFFD.
  */
 export function decodeText(bytes: Buffer): { text: string } | { problem: string } {
   let text: string;
@@ -47,10 +52,27 @@ export function decodeText(bytes: Buffer): { text: string } | { problem: string 
   else {
     if (bytes.includes(0)) return { problem: 'is a binary file, not YAML text' };
     text = bytes.toString('utf8');
+    const invalid = text.includes('\ufffd') ? firstInvalidUtf8(bytes, text) : -1;
+    if (invalid >= 0) {
+      const line = bytes.subarray(0, invalid).reduce((n, b) => (b === 0x0a ? n + 1 : n), 1);
+      return { problem: `is not UTF-8 text: line ${line} holds the byte 0x${bytes[invalid]!.toString(16)}, which UTF-8 does not allow there (Latin-1 or Windows-1252 text?): save it as UTF-8` };
+    }
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   }
   if (text.includes('\0')) return { problem: 'is a binary file, not YAML text' };
   return { text: text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text };
+}
+
+/**
+ * The offset of the first byte of `bytes` that is not valid UTF-8, or -1. `text` is their decoding,
+ * which writes U+FFFD for such bytes: the valid prefix encodes back to the same bytes, so the
+ * first difference is the first invalid byte (a U+FFFD written in the file encodes back as itself).
+ */
+function firstInvalidUtf8(bytes: Buffer, text: string): number {
+  const back = Buffer.from(text, 'utf8');
+  const length = Math.min(back.length, bytes.length);
+  for (let i = 0; i < length; i++) if (back[i] !== bytes[i]) return i;
+  return back.length === bytes.length ? -1 : length;
 }
 
 function tooLarge(size: number, limit: number): string {
