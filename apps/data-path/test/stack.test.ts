@@ -69,7 +69,11 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
   let removeWeights = () => {};
   let gateway: string;
 
-  const chatModel = () => plan.models.find((m) => m.category === 'generative')!;
+  const chatModel = () => {
+    const model = plan.models.find((m) => m.category === 'generative');
+    if (model?.platform !== 'llm-d') throw new Error('the data-path stack has an llm-d chat model');
+    return model;
+  };
   const key = (name: string) => sut.secrets[`app-serving:apiKeys[${JSON.stringify(name)}]`]!;
 
   beforeAll(async () => {
