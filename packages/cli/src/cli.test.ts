@@ -388,7 +388,7 @@ describe('llm-d behind Envoy Gateway (router.gatewayClass: envoy)', () => {
     expect(plan.stdout).toContain('router       router-gen (llm-d-router-gateway v0.10.0; gateway mode, a Gateway of class envoy)');
     expect(plan.stdout).toMatch(/gateway {6}router-gen-gateway → http:\/\/envoy-llm-d-gen-router-gen-gateway-[0-9a-f]{8}\.envoy-gateway-system\.svc\.cluster\.local:80/);
     expect(plan.stdout).toContain(
-      'route        HTTPRoute router-gen → Service router-gen-pool:8000 (the pods of InferencePool router-gen); EPP router-gen-epp:9002 picks the pod over ext_proc (EnvoyExtensionPolicy router-gen-endpoint-picker), BackendTrafficPolicy router-gen-backend-traffic sends the request there',
+      'route        HTTPRoute router-gen-route → Service router-gen-pool:8000 (the pods of InferencePool router-gen); EPP router-gen-epp:9002 picks the pod over ext_proc (EnvoyExtensionPolicy router-gen-endpoint-picker), BackendTrafficPolicy router-gen-backend-traffic sends the request there',
     );
     const images = await cli(['images', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
     expect(images.code).toBe(0);

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
 import { loadStackFile, planDeployment, type LlmdRouterModelPlan } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
 import { APP_DIR, MODELS_DIR, allStrings, examplePlan, record, valueOf } from '../test/harness.ts';
@@ -129,7 +130,7 @@ describe('LlmdRouterModel behind Envoy Gateway (router.gatewayClass: envoy)', ()
     ]);
     // Access makes the SecurityPolicy and the keys' Secret; no BackendTrafficPolicy of its own (EG takes one per route).
     expect(rec.children('q-access')).toEqual(['kubernetes:core/v1:Secret q-access-api-keys', 'kubernetes:gateway.envoyproxy.io/v1alpha1:SecurityPolicy q-access-security-policy']);
-    expect(rec.revealed('q-access-security-policy').spec).toMatchObject({ targetRefs: [{ kind: 'HTTPRoute', name: 'router-qwen3-06b-rke2' }], basicAuth: { users: { name: 'router-qwen3-06b-rke2-api-keys' } } });
+    expect(rec.revealed('q-access-security-policy').spec).toMatchObject({ targetRefs: [{ kind: 'HTTPRoute', name: 'router-qwen3-06b-rke2-route' }], basicAuth: { users: { name: 'router-qwen3-06b-rke2-route-api-keys' } } });
     expect(rec.get('q-access-api-keys').inputs.stringData).toMatchObject({ value: expect.anything() });
     expect(allStrings(rec.resources.map((r) => redactSecrets(r.inputs))).filter((s) => s.includes(KEY))).toEqual([]);
     // The route's objects are core's, exactly.
@@ -155,9 +156,8 @@ describe('LlmdRouterModel behind Envoy Gateway (router.gatewayClass: envoy)', ()
   it('an open model with a rate limit: no access component, the limit in the route\'s policy; the Gateway waits for the class it is given', async () => {
     const model = routerModel('Sim', planWith('kind', '', '        access:\n          open: true\n          rateLimit:\n            requestsPerMinute: 100\n'));
     expect((model.manifests.envoyRoute!.backendTrafficPolicy.spec as any).rateLimit).toEqual({ type: 'Local', local: { rules: [{ limit: { requests: 100, unit: 'Minute' } }] } });
-    let gatewayClass!: pulumi.CustomResource;
     const rec = await record(() => {
-      gatewayClass = new pulumi.CustomResource('kubernetes:gateway.networking.k8s.io/v1:GatewayClass', 'stack-class', {});
+      const gatewayClass = new k8s.apiextensions.CustomResource('stack-class', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', spec: {} });
       return new LlmdRouterModel('s', { plan: model, envoyGatewayClass: gatewayClass });
     });
     expect(rec.children('s').some((c) => c.includes('ModelAccess'))).toBe(false);

@@ -13,8 +13,9 @@ import type { RouterNames } from './names.ts';
  *
  * - a ClusterIP Service whose selector is the pool's and whose port is the pool's target port (the
  *   model server's), so that Envoy's cluster holds exactly the pool's endpoints;
- * - the HTTPRoute from the model's Gateway to that Service, with the request timeout the chart's
- *   route would have had (`httpRoute.requestTimeout`; without one Envoy cuts a request at 15 s);
+ * - the HTTPRoute `<release>-route` (not the chart's name: see RouterNames) from the model's Gateway
+ *   to that Service, with the request timeout the chart's route would have had
+ *   (`httpRoute.requestTimeout`; without one Envoy cuts a request at 15 s);
  * - an EnvoyExtensionPolicy on the route whose `extProc` calls the EPP's Service on its ext_proc port,
  *   bodies `FullDuplexStreamed` both ways (the EPP reads the request body to pick; with `Buffered` it
  *   never answers: ext_proc message timeouts, 504), `failOpen: false` (EG's CRD refuses failOpen with
@@ -60,7 +61,7 @@ const FALLBACK_LOAD_BALANCER = 'LeastRequest';
 export function envoyRouteManifests(input: EnvoyRouteInput): EnvoyRouteManifests {
   const { names } = input;
   const meta = (name: string) => ({ name, namespace: names.namespace, labels: commonLabels(input.slug) });
-  const targetRefs = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: names.httpRoute }];
+  const targetRefs = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: names.envoyHttpRoute }];
   const policy = `${ENVOY_GATEWAY_API.group}/${ENVOY_GATEWAY_API.version}`;
   return {
     service: {
@@ -98,7 +99,7 @@ export function envoyRouteManifests(input: EnvoyRouteInput): EnvoyRouteManifests
     httpRoute: {
       apiVersion: 'gateway.networking.k8s.io/v1',
       kind: 'HTTPRoute',
-      metadata: meta(names.httpRoute),
+      metadata: meta(names.envoyHttpRoute),
       spec: {
         parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: names.gateway }],
         rules: [

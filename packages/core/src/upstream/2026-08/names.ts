@@ -26,6 +26,12 @@ export interface RouterNames {
   readonly eppHost: string;
   /** The model's Gateway (gateway mode): `<release>-gateway`; also its parametersRef (Istio's ConfigMap, Envoy Gateway's EnvoyProxy). */
   readonly gateway: string;
+  /**
+   * Class `envoy`: app-serving's own HTTPRoute, `<release>-route` — not the chart's name, so that a
+   * model moving between classes never has two objects of one name (the chart's route is deleted
+   * after the new one is created; with one name the provider refuses the create, AlreadyExists).
+   */
+  readonly envoyHttpRoute: string;
   /** Class `envoy`: the Service of the pool's pods the HTTPRoute sends to, `<release>-pool`. */
   readonly poolService: string;
   /** Class `envoy`: the EnvoyExtensionPolicy that calls the EPP, `<release>-endpoint-picker`. */
@@ -54,6 +60,7 @@ export function routerNames(slug: string, overrides: NameOverrides = {}): Router
     epp,
     eppHost: serviceHost(epp, namespace),
     gateway: `${release}-gateway`,
+    envoyHttpRoute: `${release}-route`,
     poolService: `${release}-pool`,
     extProcPolicy: `${release}-endpoint-picker`,
     backendTrafficPolicy: `${release}-backend-traffic`,

@@ -328,13 +328,14 @@ describe('behind Envoy Gateway (router.gatewayClass: envoy)', () => {
       router: { epp: { flags: { 'secure-serving': false } }, inferencePool: { failureMode: 'FailClose' } },
     });
     expect(sim.router.values).not.toHaveProperty('httpRoute.inferenceGatewayName');
-    expect(sim.httpRoute).toBe('router-sim');
+    // Not the chart's name: a model moving between classes never has two routes of one name.
+    expect(sim.httpRoute).toBe('router-sim-route');
     expect(plan.envoyGatewayClass).toEqual({ name: 'envoy', controllerName: 'gateway.envoyproxy.io/gatewayclass-controller', create: true });
     expect((sim.manifests.gateway as any).spec.gatewayClassName).toBe('envoy');
     // The kind stack places nothing: no EnvoyProxy.
     expect(sim.manifests.gatewayParameters).toBeNull();
     const labels = { 'app.kubernetes.io/managed-by': 'app-serving', 'app.kubernetes.io/part-of': 'app-serving', 'app-serving.io/model': 'sim' };
-    const targetRefs = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'router-sim' }];
+    const targetRefs = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'router-sim-route' }];
     expect(sim.manifests.envoyRoute).toEqual({
       service: {
         apiVersion: 'v1',
@@ -367,7 +368,7 @@ describe('behind Envoy Gateway (router.gatewayClass: envoy)', () => {
       httpRoute: {
         apiVersion: 'gateway.networking.k8s.io/v1',
         kind: 'HTTPRoute',
-        metadata: { name: 'router-sim', namespace: 'llm-d-sim', labels },
+        metadata: { name: 'router-sim-route', namespace: 'llm-d-sim', labels },
         spec: {
           parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'router-sim-gateway' }],
           rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ group: '', kind: 'Service', name: 'router-sim-pool', port: 8000 }], timeouts: { request: '300s' } }],
@@ -428,7 +429,7 @@ describe('behind Envoy Gateway (router.gatewayClass: envoy)', () => {
     const m = router(planWith('        access:\n          apiKeys: [team]\n          rateLimit:\n            requestsPerMinute: 30\n')().models[0]);
     expect(m.access).toMatchObject({ mode: 'apiKeys', apiKeys: ['team'], requestsPerMinute: 30 });
     expect((m.manifests.envoyRoute!.backendTrafficPolicy as any).spec).toEqual({
-      targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'router-m' }],
+      targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'router-m-route' }],
       loadBalancer: { type: 'LeastRequest', endpointOverride: { extractFrom: [{ header: 'x-gateway-destination-endpoint' }] } },
       rateLimit: { type: 'Local', local: { rules: [{ clientSelectors: [{ headers: [{ name: 'x-app-serving-client', type: 'Distinct' }] }], limit: { requests: 30, unit: 'Minute' } }] } },
     });

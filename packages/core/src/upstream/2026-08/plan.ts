@@ -209,7 +209,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
       // Gateway access logs are the gateway's own configuration on this set (llm-d-infra's Telemetry is gone).
       accessLogging: false,
     },
-    httpRoute: !embedder && settings.mode === 'gateway' ? names.httpRoute : null,
+    httpRoute: !embedder && settings.mode === 'gateway' ? (className === 'envoy' ? names.envoyHttpRoute : names.httpRoute) : null,
     inferencePool: { name: names.inferencePool, epp: names.epp, eppHost: names.eppHost },
     modelServer: {
       decodeDeployment: names.modelServer,
