@@ -385,6 +385,37 @@ describe('plan', () => {
   });
 });
 
+describe('llm-d behind Envoy Gateway (router.gatewayClass: envoy)', () => {
+  const ENVOY_STACK =
+    'config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n  app-serving:models:\n    generative:\n      - name: Gen\n        access:\n          open: true\n';
+  const server = { 'models/generative/Gen/server-gen/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: org/gen\n' };
+
+  it("plan names Envoy Gateway's objects, the stack's GatewayClass and the proxy's Service; images says where the proxy image comes from", async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': ENVOY_STACK, ...server });
+    const plan = await cli(['plan', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('envoy       GatewayClass envoy (gateway.envoyproxy.io/gatewayclass-controller; created by this stack): the llm-d Gateways of class envoy');
+    expect(plan.stdout).toContain('router       router-gen (llm-d-router-gateway v0.10.0; gateway mode, a Gateway of class envoy)');
+    expect(plan.stdout).toMatch(/gateway {6}router-gen-gateway → http:\/\/envoy-llm-d-gen-router-gen-gateway-[0-9a-f]{8}\.envoy-gateway-system\.svc\.cluster\.local:80/);
+    expect(plan.stdout).toContain(
+      'route        HTTPRoute router-gen-route → Service router-gen-pool:8000 (the pods of InferencePool router-gen); EPP router-gen-epp:9002 picks the pod over ext_proc (EnvoyExtensionPolicy router-gen-endpoint-picker), BackendTrafficPolicy router-gen-backend-traffic sends the request there',
+    );
+    const images = await cli(['images', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(images.code).toBe(0);
+    expect(images.stdout).toContain('The Envoy proxy image of the llm-d Gateways (class envoy) comes from your Envoy Gateway installation (v1.8.1: docker.io/envoyproxy/envoy:distroless-v1.38.1');
+    expect(images.stdout).not.toContain('Istio');
+  });
+
+  it('validate refuses what the class cannot do, at the file, line and key, with the reason', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': ENVOY_STACK, ...server, 'models/generative/Gen/router-gen/values.yaml': 'httpRoute:\n  create: true\n' });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'models/generative/Gen/router-gen/values.yaml:2: httpRoute.create: is true in the values file, but the stack sets false (Envoy Gateway takes no InferencePool backend: app-serving writes the model\'s HTTPRoute to a Service of the pool\'s pods itself); remove it from the file',
+    );
+  });
+});
+
 describe('images', () => {
   it('lists the images of a cloud stack and how to mirror them', async () => {
     const result = await cli(['images', '--stack', 'apps/app-serving/Pulumi.cloud.yaml', '--mirror-to', 'harbor.example.com/images-llm-d']);

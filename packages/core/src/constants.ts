@@ -164,6 +164,14 @@ export type Upstream = (typeof UPSTREAMS)[number];
 export const PLATFORMS = ['llm-d', 'kserve'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
+/**
+ * The GatewayClasses a 2026-08 llm-d model's Gateway can be of (`router.gatewayClass`): Istio's and
+ * agentgateway's route to the Router's InferencePool; Envoy Gateway's (`envoy`) cannot, so
+ * app-serving writes its own form beside it (upstream/2026-08/envoy.ts).
+ */
+export const ROUTER_GATEWAY_CLASSES = ['istio', 'agentgateway', 'envoy'] as const;
+export type RouterGatewayClass = (typeof ROUTER_GATEWAY_CLASSES)[number];
+
 /** Model categories: folder names under `models/` and keys under `models:` in the stack. */
 export const CATEGORIES = ['generative', 'embedder'] as const;
 export type Category = (typeof CATEGORIES)[number];

@@ -44,8 +44,8 @@ export {
   LABEL_NAMESPACE_NAME,
   CLUSTER_REQUIREMENTS,
 } from './constants.ts';
-export type { ChartRef, ChartKey, Platform, Category, Upstream } from './constants.ts';
-export { UPSTREAMS } from './constants.ts';
+export type { ChartRef, ChartKey, Platform, Category, Upstream, RouterGatewayClass } from './constants.ts';
+export { UPSTREAMS, ROUTER_GATEWAY_CLASSES } from './constants.ts';
 
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, checkStackRules } from './stack.ts';
@@ -166,12 +166,24 @@ export { DEFAULT_UPSTREAM, CURRENT_UPSTREAM, modelUpstream, LLMD_VALUES_FOLDERS,
 export type { LlmdGeneration, LlmdModelInput } from './upstream/generation.ts';
 export { ROUTER_CHARTS, ROUTER_CHART_OF, ROUTER_EPP_IMAGE, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, ROUTER_EPP_SELECTOR_KEY, ROUTER_KEYS, ROUTER_DEFAULTS, MODEL_SERVER_PORT, VLLM_IMAGE } from './upstream/2026-08/facts.ts';
 export type { RouterChartKey } from './upstream/2026-08/facts.ts';
-export { routerNames, gatewayServiceName, checkRouterNames } from './upstream/2026-08/names.ts';
+export { routerNames, gatewayServiceName, gatewayService, checkRouterNames } from './upstream/2026-08/names.ts';
 export type { RouterNames } from './upstream/2026-08/names.ts';
 export { readServerValues, modelServerDeployment, serverPodLabels, poolSelector, serverWeights, SERVER_KEYS } from './upstream/2026-08/server.ts';
 export type { ServerValues, ServerWeights, ModelServerInput } from './upstream/2026-08/server.ts';
 export { gatewayManifest, gatewayParametersManifest } from './upstream/2026-08/gateway.ts';
 export type { GatewayInput } from './upstream/2026-08/gateway.ts';
+export { envoyRouteManifests } from './upstream/2026-08/envoy.ts';
+export type { EnvoyRouteInput, EnvoyRouteManifests } from './upstream/2026-08/envoy.ts';
+export {
+  ENVOY_GATEWAY_VERSION,
+  ENVOY_GATEWAY_MIN_FOR_POOLS,
+  ENVOY_GATEWAY_API,
+  ENVOY_CRD_FACTS,
+  envoyGatewayClassOf,
+  envoyProxyServiceName,
+  envoyHashedName,
+} from './envoy-gateway.ts';
+export type { EnvoyGatewayClassPlan, EnvoyCrdFact } from './envoy-gateway.ts';
 export { routerValues, routerEppImage } from './upstream/2026-08/router.ts';
 export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COMMENT } from './upstream/migrate.ts';
 export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
@@ -216,6 +228,7 @@ export {
   HTPASSWD_SECRET_KEY,
   envoyAccessNames,
   envoyGatewayAccessManifests,
+  envoyRateLimit,
   htpasswdSecretManifest,
   istioAccessManifests,
   istioAccessNames,

@@ -49,7 +49,7 @@ export { loadKubeconfig, connectCluster } from './kubeconfig.ts';
 export type { KubeconfigOptions, ResolvedKubeconfig } from './kubeconfig.ts';
 export { createCluster, KubeError, labelSelector } from './cluster.ts';
 export type { Cluster, PodSummary, ServiceSummary, JobSummary, ExecOutcome, Tunnel, CustomObjectRef } from './cluster.ts';
-export { openServiceEndpoint, openKserveEndpoint, EndpointError, ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, ENVOY_GATEWAY_SYSTEM_NAMESPACE } from './endpoints.ts';
+export { openServiceEndpoint, openKserveEndpoint, openEnvoyGatewayEndpoint, findEnvoyGatewayService, EndpointError, ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, ENVOY_GATEWAY_SYSTEM_NAMESPACE } from './endpoints.ts';
 export type { OpenEndpoint } from './endpoints.ts';
 
 // HTTP, diagnosis and utilities

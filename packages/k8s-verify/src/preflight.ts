@@ -290,10 +290,18 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const version = versions.find((v) => v.name === crd.version);
       const served = versions.filter((v) => v.served === true && typeof v.name === 'string').map((v) => clip(v.name as string, 60));
       if (version?.served !== true) return fail(`CRD ${name} does not serve ${crd.version} (it serves ${clip(served.join(', '), 300) || 'nothing'})`);
-      for (const field of crd.fields ?? []) {
+      const schemaAt = (field: readonly string[]) => {
         let schema: Record<string, any> | undefined = asObject(asObject(version.schema).openAPIV3Schema);
         for (const key of field) schema = schema ? asObjectOrUndefined(key === '[]' ? schema.items : asObject(schema.properties)[key]) : undefined;
-        if (!schema) return fail(`CRD ${name} ${crd.version} has no field ${formatCrdField(field)}: the installed version is too old`);
+        return schema;
+      };
+      for (const field of crd.fields ?? []) {
+        if (!schemaAt(field)) return fail(`CRD ${name} ${crd.version} has no field ${formatCrdField(field)}: the installed version is too old`);
+      }
+      for (const { field, value } of crd.enums ?? []) {
+        const schema = schemaAt(field);
+        const values = Array.isArray(schema?.enum) ? schema.enum : null;
+        if (!values || !values.includes(value)) return fail(`CRD ${name} ${crd.version} does not take ${formatCrdField(field)}: ${value}: the installed version is too old`);
       }
       return pass(`CRD ${name} serves ${served.join(', ')}`);
     }
@@ -301,7 +309,17 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const object = await reader.get({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'gatewayclasses', name: check.name }, signal);
       if (!object) return fail(`GatewayClass ${check.name} does not exist`);
       const controller = asObject(object.spec).controllerName;
-      return pass(`GatewayClass ${check.name} (controller ${typeof controller === 'string' ? clip(controller, 200) : 'unknown'})`);
+      const shown = typeof controller === 'string' ? clip(controller, 200) : 'unknown';
+      if (check.controllerName !== undefined && controller !== check.controllerName) return fail(`GatewayClass ${check.name} belongs to controller ${shown}, not ${check.controllerName}`);
+      if (check.accepted) {
+        const conditions = Array.isArray(asObject(object.status).conditions) ? (asObject(object.status).conditions as unknown[]).map(asObject) : [];
+        const accepted = conditions.find((c) => c.type === 'Accepted');
+        if (accepted?.status !== 'True') {
+          const why = accepted ? `Accepted ${clip(String(accepted.status), 20)}${typeof accepted.reason === 'string' ? ` (${clip(accepted.reason, 100)})` : ''}${typeof accepted.message === 'string' ? `: ${clip(accepted.message, 300)}` : ''}` : 'no Accepted condition: is its controller running?';
+          return fail(`GatewayClass ${check.name} is not accepted by ${shown}: ${why}`);
+        }
+      }
+      return pass(`GatewayClass ${check.name} (controller ${shown}${check.accepted ? ', Accepted' : ''})`);
     }
     case 'custom-object': {
       const object = await reader.get({ group: check.group, version: check.version, plural: check.plural, name: check.name, namespace: check.namespace }, signal);

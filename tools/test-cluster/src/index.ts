@@ -26,7 +26,7 @@ export {
   ensureNamespaces,
 } from './objects.ts';
 export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
-export { istioGatewayStandIn, agentgatewayStandIn, kserveStandIns, STAND_IN_LABEL, ENVOY_GATEWAY_SYSTEM } from './controllers.ts';
+export { istioGatewayStandIn, agentgatewayStandIn, envoyGatewayStandIn, kserveStandIns, STAND_IN_LABEL, ENVOY_GATEWAY_SYSTEM } from './controllers.ts';
 export type { KserveStandInArgs } from './controllers.ts';
 export { DEFAULT_STORAGE_CLASSES, PROVISIONER, provisionOnce, provisionedVolume, storageClassObjects } from './storage.ts';
 export type { StorageClassSpec } from './storage.ts';

@@ -5,7 +5,8 @@
  * - The policies are read from the cluster, as the gateway would read them: Istio's EnvoyFilter
  *   (`basic_auth`'s htpasswd), RequestAuthentication and AuthorizationPolicy whose selectors match
  *   the gateway pod's labels; Envoy Gateway's SecurityPolicy (`basicAuth` and its Secret, `jwt`) in
- *   a KServe model's namespace. So a hash that does not match the key, or a selector that misses
+ *   a KServe model's namespace, or in the namespace of the llm-d model (class envoy) whose Gateway
+ *   owns the proxy pod. So a hash that does not match the key, or a selector that misses
  *   the gateway's pods, fails verify here as it would on a cluster.
  * - A JWT model's issuer is out of reach here, so the harness signs tokens itself: the stack under
  *   test is given the harness's public key as its inline `jwks` (as charts are pointed at the
@@ -172,6 +173,15 @@ export function check(rule: Rule, req: Pick<IncomingMessage, 'headers'>): Refusa
  */
 export async function gatewayAuthorizer(cluster: TestCluster, plan: DeploymentPlan, pod: any): Promise<((req: IncomingMessage) => Refusal | undefined) | undefined> {
   const namespace: string = pod.metadata.namespace;
+  const labels: Record<string, string> = pod.metadata.labels ?? {};
+  // The proxy of an llm-d model's Gateway of class envoy: the SecurityPolicies of that model's namespace (its route's).
+  const owner = plan.models.find(
+    (m) => m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy' && labels['gateway.envoyproxy.io/owning-gateway-name'] === m.gateway.name && labels['gateway.envoyproxy.io/owning-gateway-namespace'] === m.namespace,
+  );
+  if (namespace === ENVOY_GATEWAY_SYSTEM && owner) {
+    const rule = await envoyRule(cluster, owner.namespace);
+    return rule ? (req) => check(rule, req) : undefined;
+  }
   if (namespace === ENVOY_GATEWAY_SYSTEM) {
     const routes: { prefix: string; rule: Rule }[] = [];
     for (const model of plan.models.filter((m): m is Extract<ModelPlan, { platform: 'kserve' }> => m.platform === 'kserve')) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORMS, UPSTREAMS } from '../constants.ts';
+import { PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
 import { durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
@@ -299,8 +299,9 @@ export const routerSchema = z
       description:
         '`gateway`: each model gets its own Gateway (class `gatewayClass`) whose HTTPRoute sends requests to the Router\'s InferencePool — for clients outside the namespace, TLS and policies at the gateway. `standalone`: no Gateway; the Router runs an Envoy proxy beside its endpoint picker and clients call its Service — fewer moving parts, no Gateway API controller needed. Default: `gateway`.',
     }),
-    gatewayClass: z.enum(['istio', 'agentgateway']).default('istio').meta({
-      description: 'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled) or `agentgateway`. Default: `istio`.',
+    gatewayClass: z.enum(ROUTER_GATEWAY_CLASSES).default('istio').meta({
+      description:
+        'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled), `agentgateway`, or `envoy` (Envoy Gateway ≥ v1.5: the stack\'s Envoy GatewayClass, the one KServe\'s Gateway uses, `kserve.gateway.className`; app-serving routes to the pool\'s pods through a Service and calls the EPP with an EnvoyExtensionPolicy). Default: `istio`.',
     }),
   })
   .meta({ description: '2026-08 llm-d: how the models are reached (the llm-d Router\'s gateway or standalone mode).' });

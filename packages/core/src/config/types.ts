@@ -1,4 +1,4 @@
-import type { Platform, Upstream } from '../constants.ts';
+import type { Platform, RouterGatewayClass, Upstream } from '../constants.ts';
 import type { Secret } from '../secret.ts';
 
 /**
@@ -72,10 +72,10 @@ export interface ChartOverrides {
 
 /** `router`: how the llm-d models of the 2026-08 set are reached. */
 export interface RouterSettings {
-  /** `gateway`: a Gateway per model (Istio or AgentGateway) routes to the Router's InferencePool; `standalone`: the Router's own Envoy proxy beside its EPP, no Gateway. */
+  /** `gateway`: a Gateway per model (Istio, agentgateway or Envoy Gateway) routes to the Router's pool; `standalone`: the Router's own Envoy proxy beside its EPP, no Gateway. */
   mode: 'gateway' | 'standalone';
   /** The GatewayClass of each model's Gateway in gateway mode. */
-  gatewayClass: 'istio' | 'agentgateway';
+  gatewayClass: RouterGatewayClass;
 }
 
 /** What a model's autoscaler follows: vLLM's queue or KV cache on its pods, or the EPP's pool-wide averages. */

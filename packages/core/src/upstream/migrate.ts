@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { CATEGORIES, LABEL_INFERENCE_SERVING, LABEL_MODEL, type Category } from '../constants.ts';
+import { CATEGORIES, LABEL_INFERENCE_SERVING, LABEL_MODEL, type Category, type RouterGatewayClass } from '../constants.ts';
 import { editStackText, type StackEdit } from '../config/edit.ts';
 import type { StackConfig } from '../config/load.ts';
 import { modelPlatform } from '../config/rules.ts';
@@ -58,7 +58,7 @@ export interface MigrateModelInput {
   /** Its 2026-02 plan. */
   readonly plan: LlmdModelPlan;
   /** The Router's mode on the stack after the migration. */
-  readonly router: { readonly mode: 'gateway' | 'standalone'; readonly gatewayClass: 'istio' | 'agentgateway' };
+  readonly router: { readonly mode: 'gateway' | 'standalone'; readonly gatewayClass: RouterGatewayClass };
   /** The stack's GPU toleration (app-serving adds it on both sets: not repeated in the files). */
   readonly toleration: Toleration | undefined;
 }
@@ -716,7 +716,7 @@ export function planStackMigration(input: StackMigrationInput): StackMigration {
     );
   }
   if (models.length > 0 || kept.some((k) => k.reason.includes('server-*'))) {
-    if (config.router === undefined) notes.push(`the llm-d Router runs in gateway mode with an Istio Gateway per model (what the stack had); set app-serving:router (mode: standalone, or gatewayClass: agentgateway) to change that (docs/upgrading.md)`);
+    if (config.router === undefined) notes.push(`the llm-d Router runs in gateway mode with an Istio Gateway per model (what the stack had); set app-serving:router (mode: standalone, or gatewayClass: agentgateway or envoy) to change that (docs/upgrading.md)`);
     if (config.modelGateway?.accessLogging !== false && settings.mode === 'gateway') notes.push("the gateway's access logs (llm-d-infra's Istio Telemetry on 2026-02) are Istio's own setting on 2026-08 (meshConfig.accessLogFile)");
     const oldCharts = (['infra', 'gaie', 'modelService'] as const).filter((key) => config.charts?.[key] !== undefined);
     if (oldCharts.length > 0) {

@@ -79,7 +79,7 @@ describe('access in the stack file', () => {
     ]);
     expect(issues[0]!.message).toBe(`names the key "gone", which app-serving:apiKeys does not hold: pulumi config set --secret --path 'app-serving:apiKeys.gone' <key>`);
     expect(issues[2]!.message).toBe('sets apiKeys and open: a model has one mode; keep one of them');
-    expect(issues[4]!.message).toBe("cannot be enforced: Istio's gateway does not count LLM tokens; limit requestsPerMinute instead");
+    expect(issues[4]!.message).toBe("cannot be enforced: the model's gateway (Istio's, or Envoy Gateway's local rate limit) does not count LLM tokens; limit requestsPerMinute instead");
     expect(issues[6]!.message).toBe(
       "cannot be enforced for an llm-d embedding model: clients reach it through the ClusterIP Service ms-<slug>-embeddings, straight to its pods, with no gateway to check credentials (GAIE v1.2's endpoint picker rejects /v1/embeddings); remove apiKeys, jwt and rateLimit (access: {open: true} is allowed), or serve the model with platform: kserve",
     );

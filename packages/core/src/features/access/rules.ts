@@ -69,7 +69,7 @@ export function checkAccessRules(config: Pick<StackConfig, 'models' | 'platform'
             'values.unsupported',
             at('rateLimit', 'tokensPerMinute'),
             platform === 'llm-d'
-              ? "cannot be enforced: Istio's gateway does not count LLM tokens; limit requestsPerMinute instead"
+              ? "cannot be enforced: the model's gateway (Istio's, or Envoy Gateway's local rate limit) does not count LLM tokens; limit requestsPerMinute instead"
               : "cannot be enforced yet: Envoy AI Gateway counts tokens only on its own AIGatewayRoute (QuotaPolicy, llmRequestCosts) and a global rate limit service, while KServe routes the model through its own HTTPRoute; limit requestsPerMinute instead (docs/access.md)",
           ),
         );
