@@ -178,3 +178,9 @@ export type Category = (typeof CATEGORIES)[number];
 
 /** The config namespace of every stack key: `app-serving:<key>`. */
 export const CONFIG_NAMESPACE = 'app-serving';
+
+/**
+ * The signals a model can scale on (the stack's `autoscaling.signal`; features/autoscaling reads
+ * them). Here, not in the schema, so that what imports them does not import zod.
+ */
+export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp-kv-cache'] as const;

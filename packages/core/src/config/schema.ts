@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
+import { AUTOSCALING_SIGNALS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
 import { durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
@@ -17,11 +17,7 @@ import type {
   RouterSettings,
   PrometheusSettings,
   StackConfigInput,
-  AutoscalingSignal,
 } from './types.ts';
-
-/** The signals a model can scale on (the autoscaling feature reads them: features/autoscaling). */
-export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp-kv-cache'] as const satisfies readonly AutoscalingSignal[];
 
 /**
  * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).

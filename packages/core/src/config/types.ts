@@ -1,4 +1,4 @@
-import type { Platform, RouterGatewayClass, Upstream } from '../constants.ts';
+import type { AUTOSCALING_SIGNALS, Platform, RouterGatewayClass, Upstream } from '../constants.ts';
 import type { Secret } from '../secret.ts';
 
 /**
@@ -79,7 +79,7 @@ export interface RouterSettings {
 }
 
 /** What a model's autoscaler follows: vLLM's queue or KV cache on its pods, or the EPP's pool-wide averages. */
-export type AutoscalingSignal = 'queue-depth' | 'kv-cache' | 'epp-queue' | 'epp-kv-cache';
+export type AutoscalingSignal = (typeof AUTOSCALING_SIGNALS)[number];
 
 /**
  * `models.<category>[].autoscaling`: scale the model servers between two counts on an LLM signal.

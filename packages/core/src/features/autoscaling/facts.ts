@@ -5,7 +5,7 @@
 import type { AutoscalingSignal } from '../../config/types.ts';
 export type { EppMetricFacts } from '../../upstream/generation.ts';
 
-export { AUTOSCALING_SIGNALS } from '../../config/schema.ts';
+export { AUTOSCALING_SIGNALS } from '../../constants.ts';
 
 /**
  * The defaults, and why a platform engineer would pick them:
