@@ -252,9 +252,10 @@ export { displayPath } from './paths.ts';
 // Output safety: image references, shell commands, credentials in URLs, terminal control characters
 export { imageReferenceProblem, mirrorTargetProblem, MAX_IMAGE_NAME_LENGTH } from './oci-reference.ts';
 export { shellQuote, shellCommand } from './shell.ts';
-export { redactUrlCredentials, hasUrlCredentials } from './redact.ts';
+export { redactUrlCredentials, hasUrlCredentials, withoutUrlCredentials, isSecretParameter } from './redact.ts';
 export { escapeControlChars, INVISIBLE_FORMAT_CHARS } from './terminal.ts';
-export { readTextFile, decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export { readTextFile, decodeText, readBoundedFile, readBoundedFileSync, FileLimitError, formatLimit, describeErrno, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export type { FileLimitReason } from './text-file.ts';
 export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions
