@@ -88,9 +88,9 @@ async function exchange(
   let text: string;
   try {
     response = await send(endpoint, { method, path, body, signal: c.signal });
-    text = c.clean(await readText(response, c.signal));
+    text = await readText(response, c.signal, MAX_BODY_BYTES, c.clean);
   } catch (error) {
-    const failure = requestFailure(expected, toRequestError(error, c.signal), c.timeoutMs, c.ctx(), partialOf(error, c.clean));
+    const failure = requestFailure(expected, toRequestError(error, c.signal), c.timeoutMs, c.ctx(), partialOf(error));
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: ${failure.got}`, { target, failure }) };
   }
   if (response.statusCode !== 200) {
@@ -105,8 +105,9 @@ async function exchange(
   }
 }
 
-function partialOf(error: unknown, clean: (text: string) => string): string {
-  return error instanceof BodyError && error.partial ? ` after part of the body ("${snippet(clean(error.partial), 80)}")` : '';
+function partialOf(error: unknown): string {
+  // The partial body was redacted whole by readText, before this cut.
+  return error instanceof BodyError && error.partial ? ` after part of the body ("${snippet(error.partial, 80)}")` : '';
 }
 
 function malformedCause(text: string, type: string): string {
@@ -315,7 +316,7 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     outcome.status = response.statusCode ?? 0;
     outcome.contentType = contentType(response);
     if (outcome.status !== 200 || outcome.contentType !== 'text/event-stream') {
-      outcome.body = clean(await readText(response, signal, 64 * 1024));
+      outcome.body = await readText(response, signal, 64 * 1024, clean);
       return { ...outcome, e2eMs: performance.now() - started };
     }
     const parser = new SseParser();
@@ -364,7 +365,7 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     }
   } catch (error) {
     outcome.error = toRequestError(error, signal);
-    if (error instanceof BodyError) outcome.body = clean(error.partial);
+    if (error instanceof BodyError) outcome.body = error.partial;
   } finally {
     // Stop reading: after a malformed event or an error the rest does not matter. A complete
     // response keeps its socket for the next request.
@@ -516,7 +517,7 @@ export function checkGatewayRejectsEmbeddings(
     try {
       const response = await send(endpoint, { method: 'POST', path, body: { model: servedModelName, input: EMBEDDING_INPUTS.slice(0, 1) }, signal: c.signal });
       status = response.statusCode ?? 0;
-      text = c.clean(await readText(response, c.signal, 64 * 1024));
+      text = await readText(response, c.signal, 64 * 1024, c.clean);
     } catch (error) {
       const e = toRequestError(error, c.signal);
       return info(`the Gateway did not answer (${e.message}); not needed for embeddings: ${use}`, { error: e.message });
