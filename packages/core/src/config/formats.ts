@@ -51,8 +51,15 @@ export function describeSeconds(seconds: number): string {
  * Why a duration of `seconds` is more than an API takes, or null: "is 2h (7200 s), more than
  * <what> (at most 1h (3600 s): <source>): use at most 1h". `what` and `source` say whose limit it is.
  */
-export function durationLimitProblem(text: string, seconds: number, max: { readonly seconds: number; readonly what: string; readonly source: string }): string | null {
+export function durationLimitProblem(
+  text: string,
+  seconds: number,
+  max: { readonly seconds: number; readonly what: string; readonly source: string },
+  options: { readonly echo?: boolean } = {},
+): string | null {
   if (seconds <= max.seconds) return null;
   const shown = text.length > 40 ? `${text.slice(0, 37)}...` : text;
-  return `is ${shown}${Number.isSafeInteger(seconds) ? ` (${seconds} s)` : ''}, more than ${max.what} allows: at most ${describeSeconds(max.seconds)} (${max.source}) — use at most ${describeSeconds(max.seconds).split(' ')[0]}`;
+  // Where the caller prints the value itself (a schema issue: `key: "value" <message>`), the message starts at "is more than".
+  const value = options.echo === false ? (Number.isSafeInteger(seconds) ? ` ${seconds} s,` : '') : ` ${shown}${Number.isSafeInteger(seconds) ? ` (${seconds} s)` : ''},`;
+  return `is${value} more than ${max.what} allows: at most ${describeSeconds(max.seconds)} (${max.source}) — use at most ${describeSeconds(max.seconds).split(' ')[0]}`;
 }

@@ -139,7 +139,7 @@ const durationSchema = z
 export const MAX_READY_TIMEOUT_SECONDS = 9_223_372_036;
 const readyTimeoutSchema = durationSchema.superRefine((text, ctx) => {
   const seconds = durationSeconds(text);
-  const problem = seconds === undefined ? null : durationLimitProblem(text, seconds, { seconds: MAX_READY_TIMEOUT_SECONDS, what: "Pulumi's await timeout", source: 'pulumi-kubernetes reads pulumi.com/timeoutSeconds into a Go time.Duration' });
+  const problem = seconds === undefined ? null : durationLimitProblem(text, seconds, { seconds: MAX_READY_TIMEOUT_SECONDS, what: "Pulumi's await timeout", source: 'pulumi-kubernetes reads pulumi.com/timeoutSeconds into a Go time.Duration' }, { echo: false });
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
 
