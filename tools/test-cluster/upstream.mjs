@@ -126,7 +126,7 @@ function mirrored(url, env) {
 }
 
 /** Most bytes of one download: the largest pinned file is 2.3 MiB (a CRD); an index.yaml, a manifest or a token far less. */
-export const MAX_DOWNLOAD_BYTES = 32 * 1024 * 1024;
+export const MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024;
 /** Redirects followed for one download. */
 export const MAX_REDIRECTS = 5;
 /** How long one download may take, redirects and all. */

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { StringDecoder } from 'node:string_decoder';
 import { formatLimit } from '@app-serving/core';
 
 /**
@@ -90,6 +91,32 @@ export function readBody(response: http.IncomingMessage, bounds: { readonly limi
     response.on('end', () => settle(() => (response.complete ? resolve(Buffer.concat(chunks)) : reject(new BodyReadError('incomplete', 'closed the connection before the answer was complete', Buffer.concat(chunks))))));
     response.on('close', () => settle(() => reject(new BodyReadError('incomplete', 'closed the connection before the answer was complete', Buffer.concat(chunks)))));
   });
+}
+
+/**
+ * The body of an answer as text, chunk by chunk as it arrives (a stream of server-sent events),
+ * within the same bounds as {@link readBody}: a compressed answer is refused before a byte is read,
+ * and the stream is destroyed at the first byte past `limit`. The request's signal ends it.
+ */
+export async function* bodyChunks(response: http.IncomingMessage, bounds: { readonly limit: number }): AsyncGenerator<string> {
+  const encoding = contentEncoding(response);
+  if (encoding !== 'identity') {
+    response.destroy();
+    throw new BodyReadError('encoded', `answered in content-encoding ${clip(encoding, 40)} though none was asked for: not read`, Buffer.alloc(0));
+  }
+  const decoder = new StringDecoder('utf8');
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > bounds.limit) {
+      response.destroy();
+      throw new BodyReadError('too-large', `answered more than ${formatLimit(bounds.limit)}: not read on (an endless or oversized answer)`, Buffer.alloc(0));
+    }
+    const text = decoder.write(chunk);
+    if (text) yield text;
+  }
+  const rest = decoder.end();
+  if (rest) yield rest;
 }
 
 /** Why a GET got no usable JSON answer; the message completes "<the server> …" (`answered HTTP 503`). */

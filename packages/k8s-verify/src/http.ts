@@ -144,16 +144,18 @@ export async function readText(response: http.IncomingMessage, signal: AbortSign
     return redact((await readBody(response, { limit, signal })).toString('utf8'));
   } catch (error) {
     if (!(error instanceof BodyReadError)) throw new BodyError(toRequestError(error, signal), '');
-    const cause =
-      error.kind === 'too-large'
-        ? tooLarge('the body', limit)
-        : error.kind === 'encoded'
-          ? new RequestError('encoded', `the server ${error.message}`)
-          : error.kind === 'incomplete'
-            ? new RequestError('reset', 'connection closed before the body was complete')
-            : toRequestError(error.cause, signal);
-    throw new BodyError(cause, redact(error.partial.toString('utf8')));
+    throw new BodyError(bodyReadError(error, 'the body', limit, signal), redact(error.partial.toString('utf8')));
   }
+}
+
+/** The {@link RequestError} of a body the bounded reader stopped reading (`what`: "the body", "the stream"). */
+export function bodyReadError(error: unknown, what: string, limit: number, signal: AbortSignal): RequestError {
+  if (!(error instanceof BodyReadError)) return toRequestError(error, signal);
+  if (signal.aborted) return toRequestError(signal.reason, signal);
+  if (error.kind === 'too-large') return tooLarge(what, limit);
+  if (error.kind === 'encoded') return new RequestError('encoded', `the server ${error.message}`);
+  if (error.kind === 'incomplete') return new RequestError('reset', `connection closed before ${what} was complete`);
+  return toRequestError(error.cause, signal);
 }
 
 /** The first `bytes` bytes of a body, one line, for messages. */

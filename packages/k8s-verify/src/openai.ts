@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import { checkSignal, formatMs } from './clock.ts';
 import { bodyFailure, EPP_EMBEDDINGS_REJECTION, errorMessageOf, httpFailure, requestFailure, type RouteContext } from './diagnose.ts';
-import { BodyError, contentType, MAX_BODY_BYTES, MAX_SSE_EVENTS, readText, RequestError, send, snippet, SseParser, toRequestError, tooLarge, type Endpoint } from './http.ts';
-import { parseJson } from './bounded.ts';
+import { bodyChunks, parseJson } from './bounded.ts';
+import { BodyError, bodyReadError, contentType, MAX_BODY_BYTES, MAX_SSE_EVENTS, readText, RequestError, send, snippet, SseParser, toRequestError, type Endpoint } from './http.ts';
 import { headerSecrets, Redactor, urlSecrets } from './redact.ts';
 import { checkResult, timed } from './result.ts';
 import type { CheckName, CheckResult, JsonValue } from './types.ts';
@@ -320,11 +320,8 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
       return { ...outcome, e2eMs: performance.now() - started };
     }
     const parser = new SseParser();
-    response.setEncoding('utf8');
-    let bytes = 0;
-    read: for await (const chunk of response as AsyncIterable<string>) {
-      bytes += Buffer.byteLength(chunk);
-      if (bytes > MAX_BODY_BYTES) throw tooLarge('the stream', MAX_BODY_BYTES);
+    // Through the bounded reader: at most MAX_BODY_BYTES in all, never a compressed stream.
+    read: for await (const chunk of bodyChunks(response, { limit: MAX_BODY_BYTES })) {
       // After [DONE], read the (empty) rest so that the connection goes back to the pool (keep-alive).
       if (outcome.done) continue;
       for (const raw of parser.feed(chunk)) {
@@ -364,7 +361,7 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
       outcome.error = new RequestError('reset', 'the stream ended');
     }
   } catch (error) {
-    outcome.error = toRequestError(error, signal);
+    outcome.error = bodyReadError(error, 'the stream', MAX_BODY_BYTES, signal);
     if (error instanceof BodyError) outcome.body = error.partial;
   } finally {
     // Stop reading: after a malformed event or an error the rest does not matter. A complete
