@@ -29,7 +29,9 @@ export const AUTOSCALING_DEFAULTS = { minReplicas: 1, signal: 'queue-depth', coo
  *   `advanced.horizontalPodAutoscalerConfig`; KServe v0.18: `wva.hpa`), which Kubernetes caps at
  *   3600 s (`pkg/apis/autoscaling/validation`, `MaxStabilizationWindowSeconds`; KEDA's CRD says
  *   "less than or equal to 3600 (one hour)"), and KEDA's `cooldownPeriod`, an int32;
- * - `pollingInterval` becomes KEDA's `pollingInterval`, an int32 of at least 1;
+ * - `pollingInterval` becomes KEDA's `pollingInterval`, an int32 of at least 1 (the API server does not
+ *   enforce the CRD's `format: int32` and stores more; KEDA's operator, whose Go field is an int32,
+ *   cannot decode it);
  * - `target` becomes the trigger's `threshold`, which KEDA hands the HPA with three decimals
  *   (v2.20 `pkg/scalers/scaler.go`, `quantityFromFloat64`: `%.3f`): below 0.001 it is 0, a target
  *   the HPA refuses.
