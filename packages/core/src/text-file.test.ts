@@ -94,8 +94,8 @@ describe('the one bounded file reader (readBoundedFileSync, readBoundedFile)', (
   });
 
   it('readTextFile: a FIFO or a device is a problem, not a hang; a missing file throws its code', () => {
-    expect(readTextFile(join(dir, 'fifo'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a FIFO): give the path of a file' });
-    expect(readTextFile(join(dir, 'zero'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a device): give the path of a file' });
+    expect(readTextFile(join(dir, 'fifo'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a FIFO): give the path of a file', notAFile: true });
+    expect(readTextFile(join(dir, 'zero'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a device): give the path of a file', notAFile: true });
     expect(() => readTextFile(join(dir, 'missing'), MAX_STACK_FILE_BYTES)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
   });
 
@@ -103,5 +103,17 @@ describe('the one bounded file reader (readBoundedFileSync, readBoundedFile)', (
     const controller = new AbortController();
     controller.abort(new Error('the run\'s deadline passed'));
     await expect(readBoundedFile(join(dir, 'ok'), 3, controller.signal)).rejects.toThrow('the run\'s deadline passed');
+  });
+});
+
+describe('a values file or stack file that is not a file on disk: one plain problem, file.unreadable', () => {
+  it('a values.yaml linked to /proc/self/status, or to a FIFO: refused unread with its reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-values-'));
+    symlinkSync('/proc/self/status', join(dir, 'proc.yaml'));
+    const list = new IssueList();
+    expect(readValuesFile(join(dir, 'proc.yaml'), list)).toBeUndefined();
+    expect(list.items).toEqual([expect.objectContaining({ code: 'file.unreadable', message: expect.stringMatching(/^the values file is a file of \/proc, not a file on disk/) })]);
+    execFileSync('mkfifo', [join(dir, 'Pulumi.fifo.yaml')]);
+    expect(() => loadStackFile(join(dir, 'Pulumi.fifo.yaml'), 'Pulumi.fifo.yaml')).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ code: 'file.unreadable', message: 'the stack file is not a regular file (a FIFO): give the path of a file' })] }));
   });
 });

@@ -236,7 +236,7 @@ export async function readBoundedFile(path: string, limit: number, signal?: Abor
  * of /proc (a problem, never a hang). Throws the file system error (with its `code`) when the
  * file cannot be opened or read (missing, no permission).
  */
-export function readTextFile(file: string, limit: number): { text: string } | { problem: string } {
+export function readTextFile(file: string, limit: number): { text: string } | { problem: string; readonly notAFile?: true } {
   let bytes: Buffer;
   try {
     bytes = readBoundedFileSync(file, limit);
@@ -244,7 +244,8 @@ export function readTextFile(file: string, limit: number): { text: string } | { 
     if (!(error instanceof FileLimitError)) throw error;
     if (error.reason === 'unreadable') throw Object.assign(new Error(error.message), { code: error.code ?? 'EIO' });
     if (error.reason === 'too-large') return { problem: textTooLarge(statSize(file), limit) };
-    return { problem: error.message };
+    // A FIFO, a device, a folder, a file of /proc: `notAFile`, for an issue code that says so.
+    return { problem: error.message, notAFile: true };
   }
   return decodeText(bytes);
 }
