@@ -84,6 +84,9 @@ export { checkConfigRules, modelPlatform } from './config/rules.ts';
 export { FEATURES, checkFeatureRules } from './features/index.ts';
 export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
+export { MAX_READY_TIMEOUT_SECONDS } from './config/schema.ts';
+export { parseStrictJson, StrictJsonError } from './strict-json.ts';
+export type { StrictJson } from './strict-json.ts';
 export { editStackText } from './config/edit.ts';
 export type { StackEdit, EditedStack } from './config/edit.ts';
 
@@ -124,6 +127,7 @@ export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecre
 export {
   AUTOSCALING_CRDS,
   AUTOSCALING_DEFAULTS,
+  AUTOSCALING_LIMITS,
   AUTOSCALING_SIGNALS,
   DEFAULT_TARGETS,
   VLLM_METRICS,
@@ -226,6 +230,9 @@ export type { EnvoyRouteRef, IstioGatewayRef } from './features/access/manifests
 export {
   CLIENT_HEADER,
   MIN_API_KEY_LENGTH,
+  MIN_API_KEY_BITS,
+  MAX_API_KEY_LENGTH,
+  PRIVATE_JWK_MEMBERS,
   accessEnforced,
   accessPlan,
   apiKeyProblem,
