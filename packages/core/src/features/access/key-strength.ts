@@ -34,8 +34,6 @@ const WORDS = [
   'whiskey', 'xray', 'yankee', 'zulu', 'january', 'february', 'march', 'april', 'june', 'july', 'august', 'september', 'october', 'december',
   'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday', 'spider', 'qazwsx', 'asdf', 'zxcv', 'hjkl',
 ];
-const WORD_SET = new Set(WORDS);
-const LONGEST_WORD = Math.max(...WORDS.map((w) => w.length));
 const WORD_BITS = Math.log2(WORDS.length);
 
 const LEET: Readonly<Record<string, string>> = { '0': 'o', '1': 'l', '3': 'e', '4': 'a', '5': 's', '7': 't', '@': 'a', $: 's', '!': 'i', '|': 'l', '+': 't' };
@@ -46,13 +44,22 @@ const SHIFTED = ['~!@#$%^&*()_+', 'QWERTYUIOP{}|', 'ASDFGHJKL:"', 'ZXCVBNM<>?'];
 // Where each row starts under the row above it, in keys: "q" under "1"–"2", "a" under "q"–"w", "z" under "a"–"s".
 const ROW_OFFSET = [0, 1, 0, 0];
 
-const KEY_POSITION = new Map<string, readonly [number, number]>();
-for (const rows of [ROWS, SHIFTED]) rows.forEach((row, r) => [...row].forEach((c, i) => KEY_POSITION.set(c, [r, i])));
+/** The tables, built on first use (no module does work at import time). */
+let tables: { readonly words: ReadonlySet<string>; readonly longest: number; readonly keys: ReadonlyMap<string, readonly [number, number]> } | undefined;
+function lookup() {
+  if (!tables) {
+    const keys = new Map<string, readonly [number, number]>();
+    for (const rows of [ROWS, SHIFTED]) rows.forEach((row, r) => [...row].forEach((c, i) => keys.set(c, [r, i])));
+    tables = { words: new Set(WORDS), longest: Math.max(...WORDS.map((w) => w.length)), keys };
+  }
+  return tables;
+}
 
 /** Whether two characters are next to each other on a US keyboard (shift ignored). */
 function adjacent(a: string, b: string): boolean {
-  const p = KEY_POSITION.get(a);
-  const q = KEY_POSITION.get(b);
+  const { keys } = lookup();
+  const p = keys.get(a);
+  const q = keys.get(b);
   if (!p || !q) return false;
   const [r1, c1] = p;
   const [r2, c2] = q;
@@ -117,10 +124,11 @@ function piecesAt(chars: readonly string[], lower: readonly string[], i: number,
   while (walk < n && adjacent(chars[walk - 1]!, chars[walk]!)) walk += 1;
   if (walk - i >= 4) out.push({ end: walk, bits: Math.log2(94) + (walk - i - 1) * Math.log2(3), pattern: 'keyboard' });
   // A common word, in any case, with the usual substitutions.
+  const { words, longest } = lookup();
   let word = '';
-  for (let k = i; k < n && k - i < LONGEST_WORD; k += 1) {
+  for (let k = i; k < n && k - i < longest; k += 1) {
     word += lower[k];
-    if (word.length >= 4 && WORD_SET.has(word)) {
+    if (word.length >= 4 && words.has(word)) {
       const cased = chars.slice(i, k + 1);
       const caseBits = cased.some((c) => /[A-Z]/.test(c)) && cased.some((c) => /[a-z]/.test(c)) ? Math.log2(word.length + 1) : 0;
       const leetBits = cased.some((c) => LEET[c] !== undefined) ? 1 : 0;
