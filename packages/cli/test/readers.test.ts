@@ -34,8 +34,8 @@ const ALLOWED: Record<string, string> = {
   'packages/cli/src/main.ts': "the CLI's own package.json, for --version",
   'packages/cli/src/git.ts': "git cat-file's output, one object at a time, each sized by git before it is read (the stack's or values' limit, MAX_TREE_BYTES), under a timeout",
   'packages/k8s-verify/src/credentials.ts': "a credential plugin's output: at most MAX_PLUGIN_OUTPUT_BYTES, under the run's deadline; its files through core's reader",
+  'packages/cli/src/transaction.ts': "migrate's /proc/<pid>/stat of the process a journal names (a kernel file of a few hundred bytes); the stack and values files through readTextFile",
   'packages/cli/src/code-cache.ts': 'its own private cache files, opened without following links, size-capped (MAX_CACHE_FILE_BYTES) and checksummed',
-  'packages/cli/src/commands/migrate.ts': "migrate's transactional rewrite (its own issue-34 item) reads through readTextFile once it lands",
   'tools/test-cluster/upstream.mjs': 'fetch-upstream: its downloads through readCapped (32 MiB, never inflated, redirects to named hosts only); its own manifest',
 };
 

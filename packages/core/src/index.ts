@@ -166,7 +166,7 @@ export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, Llm
 // Sets of upstream versions (2026-02: the seed's pins; 2026-08: the llm-d Router, KServe v0.20)
 export { UPSTREAM_SETS, upstreamSetOf, migrationCommand } from './upstream/sets.ts';
 export type { UpstreamSet } from './upstream/sets.ts';
-export { DEFAULT_UPSTREAM, CURRENT_UPSTREAM, modelUpstream, LLMD_VALUES_FOLDERS } from './upstream/select.ts';
+export { DEFAULT_UPSTREAM, CURRENT_UPSTREAM, modelUpstream, LLMD_VALUES_FOLDERS, slugProblemOn } from './upstream/select.ts';
 export type { LlmdGeneration, LlmdModelInput } from './upstream/generation.ts';
 export { ROUTER_CHARTS, ROUTER_CHART_OF, ROUTER_EPP_IMAGE, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, ROUTER_EPP_SELECTOR_KEY, ROUTER_KEYS, ROUTER_DEFAULTS, MODEL_SERVER_PORT, VLLM_IMAGE } from './upstream/2026-08/facts.ts';
 export type { RouterChartKey } from './upstream/2026-08/facts.ts';

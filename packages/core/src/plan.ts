@@ -329,6 +329,19 @@ function upstreamWarnings(config: StackConfig, models: readonly DiscoveredModel[
     if (config.charts?.[key] !== undefined && !onRouter) out.push(config.locate('warning.no-effect', ['charts', key], 'has no effect: no llm-d model of the stack is on the 2026-08 set'));
   }
   const onCharts = sets.some(({ model, set }) => model.platform === 'llm-d' && set.upstream === '2026-02');
+  // modelGateway.accessLogging is llm-d-infra's Telemetry (2026-02). On 2026-08 the gateway's access
+  // logs are the gateway's own: Istio's Telemetry API (mesh-wide or for the gateway's pods) or
+  // meshConfig.accessLogFile — owned by whoever runs Istio, and not ours to half-set per Gateway.
+  const routerModels = sets.filter(({ model, set }) => model.platform === 'llm-d' && set.upstream === '2026-08').map(({ model }) => model.entry.name);
+  if (config.modelGateway?.accessLogging !== undefined && routerModels.length > 0) {
+    out.push(
+      config.locate(
+        'warning.no-effect',
+        ['modelGateway', 'accessLogging'],
+        `has no effect on ${summarizeNames(routerModels)} (the 2026-08 set), whose gateway access logs app-serving does not set: they are the gateway's own — with Istio its Telemetry API (a Telemetry with the envoy access-log provider, mesh-wide in istio-system or selecting the gateway's pods) or meshConfig.accessLogFile${onCharts ? '; it still applies to the 2026-02 models' : ''}`,
+      ),
+    );
+  }
   for (const key of ['infra', 'gaie', 'modelService'] as const) {
     if (config.charts?.[key] !== undefined && !onCharts && sets.length > 0) out.push(config.locate('warning.no-effect', ['charts', key], 'has no effect: no llm-d model of the stack is on the 2026-02 set'));
   }

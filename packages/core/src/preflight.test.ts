@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadStackFile } from './stack.ts';
 import { planDeployment } from './plan.ts';
 import { KSERVE_CRDS, LLMD_CRDS, preflightChecks, type CrdRequirement } from './preflight.ts';
+import { accessResources } from './features/access/manifests.ts';
 
 const APP = join(import.meta.dirname, '..', '..', '..', 'apps', 'app-serving');
 const MODELS = join(APP, '..', '..', 'models');
@@ -61,6 +62,37 @@ describe('preflightChecks', () => {
     expect(ids).not.toContain('gateway-class:envoy');
     expect(ids).toContain('permission:create:gatewayclasses.gateway.networking.k8s.io:');
     expect(checks.find((c) => c.type === 'placement')).toMatchObject({ gpusPerPod: 1, replicas: 1 });
+  });
+
+  it('access: the right to create the objects that enforce it (EnvoyFilter, RequestAuthentication, AuthorizationPolicy; SecurityPolicy, BackendTrafficPolicy and the hashes\' Secret)', () => {
+    const plan = planOf('Pulumi.cloud.yaml');
+    const kserve = planOf('Pulumi.kserve.yaml');
+    const withAccess = (p: typeof plan, access: object) => ({ ...p, models: p.models.map((m) => ({ ...m, access: { mode: 'open', explicit: true, apiKeys: [], jwt: null, requestsPerMinute: null, ...access } })) }) as typeof plan;
+    // The permission checks the access adds to those of the stack as it is (open).
+    const created = (p: typeof plan) => {
+      const before = new Set(preflightChecks(p.models[0]!.platform === 'kserve' ? kserve : plan).map((c) => c.id));
+      return preflightChecks(p).filter((c) => c.type === 'permission' && !before.has(c.id)).map((c) => c.id).sort();
+    };
+    const keys = { mode: 'apiKeys', apiKeys: ['ci'], requestsPerMinute: 600 };
+    const jwt = { mode: 'jwt', jwt: { issuer: 'https://id.example.com', audiences: [], jwksUri: 'https://id.example.com/jwks', jwks: null } };
+    expect(created(withAccess(plan, keys))).toEqual(['permission:create:envoyfilters.networking.istio.io:llm-d-bge-small', 'permission:create:envoyfilters.networking.istio.io:llm-d-qwen3-06b']);
+    expect(created(withAccess(plan, jwt))).toEqual([
+      'permission:create:authorizationpolicies.security.istio.io:llm-d-bge-small',
+      'permission:create:authorizationpolicies.security.istio.io:llm-d-qwen3-06b',
+      'permission:create:requestauthentications.security.istio.io:llm-d-bge-small',
+      'permission:create:requestauthentications.security.istio.io:llm-d-qwen3-06b',
+    ]);
+    // (The KServe example creates a Secret already, its Hugging Face token: the hashes' Secret adds no check.)
+    expect(created(withAccess(kserve, keys))).toEqual([
+      'permission:create:backendtrafficpolicies.gateway.envoyproxy.io:llm-d-qwen25-05b',
+      'permission:create:securitypolicies.gateway.envoyproxy.io:llm-d-qwen25-05b',
+    ]);
+    expect(accessResources('envoy-gateway', { mode: 'apiKeys', explicit: true, apiKeys: ['ci'], jwt: null, requestsPerMinute: null })).toEqual([
+      { group: '', resource: 'secrets' },
+      { group: 'gateway.envoyproxy.io', resource: 'securitypolicies' },
+    ]);
+    // Open without a limit: nothing is created, nothing more to check.
+    expect(created(withAccess(plan, {}))).toEqual([]);
   });
 
   it('a stack without models checks nothing', () => {

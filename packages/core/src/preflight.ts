@@ -14,6 +14,7 @@ import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
 import { ROUTER_POOL_CRD_FIELDS } from './upstream/2026-08/facts.ts';
 import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
 import { AUTOSCALING_CRDS } from './features/autoscaling/facts.ts';
+import { accessResources } from './features/access/manifests.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 import type { Toleration } from './values/scheduling.ts';
 
@@ -433,5 +434,8 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     const gateway = plan.kserve?.gateway;
     if (gateway?.create) kinds.push([GATEWAY_API, 'gatewayclasses', 'cluster'], [GATEWAY_API, 'gateways', gateway.namespace]);
   }
+  // Who may call the model: the objects its gateway enforces it with (an llm-d model's Istio
+  // gateway; a KServe model's route on the Envoy Gateway), in the model's namespace.
+  for (const { group, resource } of accessResources(model.platform === 'kserve' ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
   return kinds;
 }

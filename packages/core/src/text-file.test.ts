@@ -44,7 +44,7 @@ describe('huge and binary files are refused before they are parsed', () => {
 
   it('reads small text files whole', () => {
     const dir = tempRepo({ 'a.yaml': 'a: 1\n' });
-    expect(readTextFile(join(dir, 'a.yaml'), 10)).toEqual({ text: 'a: 1\n' });
+    expect(readTextFile(join(dir, 'a.yaml'), 10)).toEqual({ text: 'a: 1\n', bytes: Buffer.from('a: 1\n') });
     expect(readTextFile(join(dir, 'a.yaml'), 4)).toEqual({ problem: expect.stringMatching(/larger than/) });
   });
 });
@@ -64,6 +64,20 @@ describe('text as YAML reads it (decodeText)', () => {
     expect(decodeText(Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0]))).toEqual({ problem: 'is UTF-32 text: save it as UTF-8' });
     expect(decodeText(Buffer.from([0x61, 0, 0x62]))).toEqual({ problem: 'is a binary file, not YAML text' });
     expect(decodeText(Buffer.from([0xff, 0xfe, 0x61, 0, 0, 0]))).toEqual({ problem: 'is a binary file, not YAML text' });
+  });
+
+  it('bytes that are not UTF-8: refused at their line (Pulumi and Helm refuse them too), never read as U+FFFD', () => {
+    const latin1 = Buffer.concat([Buffer.from('config:\n  # caf'), Buffer.from([0xe9]), Buffer.from(' na\u00efve\n  a: b\n')]);
+    expect(decodeText(latin1)).toEqual({ problem: 'is not UTF-8 text: line 2 holds the byte 0xe9, which UTF-8 does not allow there (Latin-1 or Windows-1252 text?): save it as UTF-8' });
+    // A truncated sequence at the very end, an overlong encoding, a UTF-16 surrogate written as UTF-8.
+    expect(decodeText(Buffer.from([0x61, 0x0a, 0x62, 0xe2, 0x82]))).toMatchObject({ problem: expect.stringContaining('line 2 holds the byte 0xe2') });
+    expect(decodeText(Buffer.from([0x0a, 0x0a, 0xc0, 0xaf]))).toMatchObject({ problem: expect.stringContaining('line 3 holds the byte 0xc0') });
+    expect(decodeText(Buffer.from([0xed, 0xa0, 0x80]))).toMatchObject({ problem: expect.stringContaining('line 1 holds the byte 0xed') });
+    // U+FFFD written as UTF-8 is text like any other.
+    expect(decodeText(Buffer.from('a: "\ufffd"\n'))).toEqual({ text: 'a: "\ufffd"\n' });
+    const dir = tempRepo({});
+    writeFileSync(join(dir, 'Pulumi.l.yaml'), latin1);
+    expect(() => loadStackFile(join(dir, 'Pulumi.l.yaml'), 'Pulumi.l.yaml')).toThrow(/the stack file is not UTF-8 text: line 2 holds the byte 0xe9/);
   });
 });
 

@@ -234,9 +234,10 @@ export async function readBoundedFile(path: string, limit: number, signal?: Abor
  * (binary), is refused without reading it all, so that a wrong `--stack` cannot cost gigabytes
  * of memory and thousands of meaningless parse errors; so is a FIFO, a device, a folder or a file
  * of /proc (a problem, never a hang). Throws the file system error (with its `code`) when the
- * file cannot be opened or read (missing, no permission).
+ * file cannot be opened or read (missing, no permission). `bytes` are the file's bytes as read
+ * (for a tool that writes the file back and must keep what it does not change: `migrate`).
  */
-export function readTextFile(file: string, limit: number): { text: string } | { problem: string; readonly notAFile?: true } {
+export function readTextFile(file: string, limit: number): { text: string; bytes: Buffer } | { problem: string; readonly notAFile?: true } {
   let bytes: Buffer;
   try {
     bytes = readBoundedFileSync(file, limit);
@@ -247,7 +248,8 @@ export function readTextFile(file: string, limit: number): { text: string } | { 
     // A FIFO, a device, a folder, a file of /proc: `notAFile`, for an issue code that says so.
     return { problem: error.message, notAFile: true };
   }
-  return decodeText(bytes);
+  const decoded = decodeText(bytes);
+  return 'problem' in decoded ? decoded : { text: decoded.text, bytes };
 }
 
 function statSize(file: string): number | null {
@@ -262,7 +264,9 @@ function statSize(file: string): number | null {
  * The text of a file's bytes, as YAML reads them (YAML 1.2 §5.2): UTF-8, or UTF-16 with its byte
  * order mark (an editor's "Unicode" on Windows); a UTF-8 byte order mark is dropped. Line breaks
  * are CR, LF or CR LF: a lone CR (classic Mac line endings) is read as a line feed, as the YAML
- * spec reads it. A file with NUL bytes otherwise is binary.
+ * spec reads it. A file with NUL bytes otherwise is binary. Bytes that are not UTF-8 (a Latin-1
+ * `é` in a comment) are refused at their line, as the Go YAML library of Pulumi and Helm refuses
+ * them (`yaml: invalid trailing UTF-8 octet`), instead of being read as U+FFFD.
  */
 export function decodeText(bytes: Buffer): { text: string } | { problem: string } {
   let text: string;
@@ -274,10 +278,27 @@ export function decodeText(bytes: Buffer): { text: string } | { problem: string 
   else {
     if (bytes.includes(0)) return { problem: 'is a binary file, not YAML text' };
     text = bytes.toString('utf8');
+    const invalid = text.includes('\ufffd') ? firstInvalidUtf8(bytes, text) : -1;
+    if (invalid >= 0) {
+      const line = bytes.subarray(0, invalid).reduce((n, b) => (b === 0x0a ? n + 1 : n), 1);
+      return { problem: `is not UTF-8 text: line ${line} holds the byte 0x${bytes[invalid]!.toString(16)}, which UTF-8 does not allow there (Latin-1 or Windows-1252 text?): save it as UTF-8` };
+    }
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   }
   if (text.includes('\0')) return { problem: 'is a binary file, not YAML text' };
   return { text: text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text };
+}
+
+/**
+ * The offset of the first byte of `bytes` that is not valid UTF-8, or -1. `text` is their decoding,
+ * which writes U+FFFD for such bytes: the valid prefix encodes back to the same bytes, so the
+ * first difference is the first invalid byte (a U+FFFD written in the file encodes back as itself).
+ */
+function firstInvalidUtf8(bytes: Buffer, text: string): number {
+  const back = Buffer.from(text, 'utf8');
+  const length = Math.min(back.length, bytes.length);
+  for (let i = 0; i < length; i++) if (back[i] !== bytes[i]) return i;
+  return back.length === bytes.length ? -1 : length;
 }
 
 function textTooLarge(size: number | null, limit: number): string {

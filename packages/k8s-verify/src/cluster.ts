@@ -244,7 +244,8 @@ function podProblem(pod: Record<string, any>): string {
     const name = text(s.name);
     if (typeof waiting.reason === 'string' && waiting.reason !== 'PodInitializing' && waiting.reason !== 'ContainerCreating') {
       const last = object(object(s.lastState).terminated);
-      const lastPart = typeof last.reason === 'string' ? ` (last exit: ${text(last.reason)}${typeof last.exitCode === 'number' ? ` ${last.exitCode}` : ''})` : '';
+      const said = typeof last.message === 'string' ? lastErrorLine(last.message) : null;
+      const lastPart = typeof last.reason === 'string' ? ` (last exit: ${text(last.reason)}${typeof last.exitCode === 'number' ? ` ${last.exitCode}` : ''}${said ? `: ${short(said)}` : ''})` : '';
       return `container ${name}: ${text(waiting.reason)}${typeof waiting.message === 'string' && waiting.message ? `: ${short(waiting.message)}` : ''}${lastPart}`;
     }
     const terminated = state.terminated ? object(state.terminated) : null;
@@ -255,6 +256,18 @@ function podProblem(pod: Record<string, any>): string {
   const waiting = statuses.find((s) => object(s.state).waiting);
   if (waiting) return `container ${text(waiting.name)}: ${text(object(object(waiting.state).waiting).reason, 'waiting')}`;
   return text(status.phase, 'not Ready');
+}
+
+/**
+ * The line of a container's termination message that says why it stopped: the last line that names
+ * an error (argparse's `vllm serve: error: …`, a Python exception's `ValueError: …`), else the last
+ * line. With `terminationMessagePolicy: FallbackToLogsOnError` (app-serving's model servers) the
+ * kubelet puts the end of the log there.
+ */
+export function lastErrorLine(message: string): string | null {
+  const lines = message.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (lines.length === 0) return null;
+  return [...lines].reverse().find((l) => /\berror\b|exception|invalid|unrecognized|not supported|cannot|failed/i.test(l)) ?? lines[lines.length - 1]!;
 }
 
 function short(value: string, length = 140): string {

@@ -27,12 +27,22 @@ export function harnessJwks(): string {
 
 const base64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
 
-/** A token signed with the harness's key (RS256) for `issuer` and the first of `audiences`, valid for a day. */
-export function harnessToken(issuer: string, audiences: readonly string[]): string {
+/** A token signed with the harness's key (RS256) for `issuer` and the first of `audiences`, valid for a day (or `expiresIn` seconds: negative for one already expired). */
+export function harnessToken(issuer: string, audiences: readonly string[], options: { expiresIn?: number } = {}): string {
+  return signedToken(issuer, audiences, options.expiresIn ?? 86_400, signingKeys().privateKey);
+}
+
+/** A token like {@link harnessToken}'s, with the harness's key id, signed by another key: a forgery the gateway must refuse. */
+export function forgedToken(issuer: string, audiences: readonly string[]): string {
+  return signedToken(issuer, audiences, 86_400, (forger ??= generateKeyPairSync('rsa', { modulusLength: 2048 })).privateKey);
+}
+let forger: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
+
+function signedToken(issuer: string, audiences: readonly string[], expiresIn: number, key: KeyObject): string {
   const now = Math.floor(Date.now() / 1000);
-  const payload = { iss: issuer, sub: 'app-serving-verify', iat: now, exp: now + 86_400, ...(audiences[0] !== undefined && { aud: audiences[0] }) };
+  const payload = { iss: issuer, sub: 'app-serving-verify', iat: now, exp: now + expiresIn, ...(audiences[0] !== undefined && { aud: audiences[0] }) };
   const data = `${base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: KID }))}.${base64url(JSON.stringify(payload))}`;
-  return `${data}.${sign('sha256', Buffer.from(data), signingKeys().privateKey).toString('base64url')}`;
+  return `${data}.${sign('sha256', Buffer.from(data), key).toString('base64url')}`;
 }
 
 /**

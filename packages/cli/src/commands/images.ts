@@ -39,8 +39,14 @@ export default async function images({ options, output }: { options: ImagesOptio
     for (const { model, where } of use.uses) output.out(c.dim(`      ${model}: ${where}`));
   }
   output.out('');
-  if (plan.models.some((m) => m.platform === 'llm-d')) {
+  // The gateway proxies the llm-d models' Gateways run (none in the Router's standalone mode, whose
+  // Envoy proxy is in the list above): their controller's image, not the stack's.
+  const classes = new Set(plan.models.flatMap((m) => (m.platform !== 'llm-d' ? [] : m.upstream === '2026-08' ? (m.router.gatewayClass === null ? [] : [m.router.gatewayClass]) : ['istio'])));
+  if (classes.has('istio')) {
     output.out(c.dim('  The Istio gateway proxy image comes from your Istio installation, not from this stack: mirror it with Istio.'));
+  }
+  if (classes.has('agentgateway')) {
+    output.out(c.dim('  The agentgateway proxy image comes from your agentgateway installation, not from this stack: mirror it with agentgateway.'));
   }
   if (plan.models.some((m) => m.platform === 'kserve')) {
     output.out(c.dim("  The images of KServe's controller, Envoy Gateway and Envoy AI Gateway come from their charts, not from this stack: mirror them with those charts."));

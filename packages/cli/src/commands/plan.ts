@@ -59,7 +59,9 @@ function describeLlmd(model: AnyLlmdModelPlan): string[] {
     model.gateway.kind === 'gateway'
       ? row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`)
       : row('entry', `the Router's proxy → ${model.gateway.url} (alias ${model.gateway.alias}; no Gateway: standalone mode)`),
-    ...(model.gateway.kind === 'gateway' ? [row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; access logs ${model.gateway.accessLogging ? 'on' : 'off'}`)] : []),
+    ...(model.gateway.kind === 'gateway'
+      ? [row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; ${model.upstream === '2026-08' ? `access logs not set by app-serving${model.router.gatewayClass === 'istio' ? " (Istio's own: its Telemetry API)" : ''}` : `access logs ${model.gateway.accessLogging ? 'on' : 'off'}`}`)]
+      : []),
     model.embeddingService
       ? row('embeddings', `Service ${model.embeddingService.name}:${model.embeddingService.port} → decode pods :${model.embeddingService.targetPort} (${model.embeddingService.url})`)
       : model.httpRoute

@@ -247,7 +247,13 @@ export const modelEntrySchema = z
     enabled: z.boolean().default(true).meta({ description: 'Disabled models are not read or deployed.' }),
     nodeSelector: nodeSelector.default({}),
     nameSpace: z.string().optional().meta({ description: 'Namespace override. Default: `llm-d-<slug>`.' }),
-    releaseName: z.string().optional().meta({ description: 'llm-d-infra release override. Default: `infra-<slug>`.' }),
+    releaseName: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'llm-d: the release that names the model\'s gateway objects. 2026-08: the llm-d Router chart\'s release (EPP `<releaseName>-epp`, InferencePool and HTTPRoute `<releaseName>`, Gateway `<releaseName>-gateway`), default `router-<slug>`. 2026-02: the llm-d-infra release (Gateway `<releaseName>-inference-gateway`), default `infra-<slug>`.',
+      }),
     platform: z.enum(PLATFORMS).optional().meta({ description: 'Serving platform of this model. Default: the stack `platform`.' }),
     modelSource: modelSourceSchema.optional(),
     upstream: z.enum(UPSTREAMS).optional().meta({
@@ -271,12 +277,18 @@ export const modelGatewaySchema = z
         description:
           'Which namespaces may attach routes to a model\'s Gateway: `Same` (only the model\'s own namespace), `All` (any namespace: the llm-d-infra default), or a list of namespaces allowed besides the model\'s own. Default: `Same`.',
       }),
+    // No zod default: validate must tell a value the stack sets (which has no effect on 2026-08
+    // models, and says so) from none; the 2026-02 set reads an absent value as true.
     accessLogging: z
       .boolean()
-      .default(true)
-      .meta({ description: 'Envoy access logs of the gateway pods (an Istio `Telemetry` per Gateway, llm-d-infra `gateway.gatewayParameters.accessLogging`). Default: true.' }),
+      .optional()
+      .meta({
+        default: true,
+        description:
+          '2026-02 llm-d models: Envoy access logs of the gateway pods (an Istio `Telemetry` per Gateway, llm-d-infra `gateway.gatewayParameters.accessLogging`). Default: true. On 2026-08 app-serving sets no access logs (validate warns when this key is set): they are Istio\'s own, its Telemetry API or `meshConfig.accessLogFile`.',
+      }),
   })
-  .meta({ description: 'The Istio Gateway of each llm-d model (llm-d-infra): who may attach routes to it, and its access logs.' });
+  .meta({ description: 'The Gateway of each llm-d model: who may attach routes to it, and (2026-02, llm-d-infra) its access logs.' });
 
 export const kserveSchema = z
   .strictObject({

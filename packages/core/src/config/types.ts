@@ -157,10 +157,11 @@ export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelec
   autoscaling?: ModelAutoscalingInput | undefined;
 }
 
-/** The Istio Gateway of each llm-d model. */
+/** The Gateway of each llm-d model. */
 export interface ModelGateway {
   routeNamespaces: 'Same' | 'All' | string[];
-  accessLogging: boolean;
+  /** 2026-02 only (llm-d-infra's Telemetry); absent means true there. */
+  accessLogging?: boolean | undefined;
 }
 
 /** The Envoy Gateway KServe routes through. */

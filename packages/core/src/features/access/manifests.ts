@@ -243,3 +243,31 @@ export function envoyGatewayAccessManifests(route: EnvoyRouteRef, slug: string, 
   }
   return objects;
 }
+
+/** The API resource (plural) of each kind the builders above make. */
+const ACCESS_RESOURCES: Readonly<Record<string, string>> = {
+  RequestAuthentication: 'requestauthentications',
+  AuthorizationPolicy: 'authorizationpolicies',
+  EnvoyFilter: 'envoyfilters',
+  SecurityPolicy: 'securitypolicies',
+  BackendTrafficPolicy: 'backendtrafficpolicies',
+  Secret: 'secrets',
+};
+
+/**
+ * The API group and resource of every object that enforces `access` at a model's gateway — what
+ * the deploying identity must be allowed to create (preflight's permission checks): derived from
+ * the builders themselves, so that a new object is a new permission check too.
+ */
+export function accessResources(gateway: 'istio' | 'envoy-gateway', access: AccessPlan): Array<{ readonly group: string; readonly resource: string }> {
+  const objects =
+    gateway === 'istio'
+      ? istioAccessManifests({ namespace: 'ns', name: 'gateway', podLabels: {} }, 'slug', access, '')
+      : [...(access.mode === 'apiKeys' ? [htpasswdSecretManifest({ namespace: 'ns', route: 'route' }, 'slug', '')] : []), ...envoyGatewayAccessManifests({ namespace: 'ns', route: 'route' }, 'slug', access)];
+  return objects.map((object) => {
+    const { apiVersion, kind } = object as { apiVersion: string; kind: string };
+    const resource = ACCESS_RESOURCES[kind];
+    if (resource === undefined) throw new Error(`accessResources: no resource known for kind ${kind}`);
+    return { group: apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '', resource };
+  });
+}

@@ -3,6 +3,7 @@ import type { StackConfig } from '../../config/load.ts';
 import type { Issue } from '../../errors.ts';
 import { parseStrictJson, StrictJsonError, type StrictJson } from '../../strict-json.ts';
 import { keyStrength, type WeakPattern } from './key-strength.ts';
+import { modelUpstream } from '../../upstream/select.ts';
 
 /** Shortest API key accepted, in characters (code points): its SHA-1 is stored unsalted, so the key itself must be unguessable (24 random characters are well over 128 bits). */
 export const MIN_API_KEY_LENGTH = 24;
@@ -19,7 +20,7 @@ export const MAX_API_KEY_LENGTH = 4096;
  * Rules of `access` across keys: one mode per model, keys that exist, a JWKS that parses, what each
  * gateway can enforce. Every problem, with the key path.
  */
-export function checkAccessRules(config: Pick<StackConfig, 'models' | 'platform' | 'apiKeys' | 'locate'>): Issue[] {
+export function checkAccessRules(config: Pick<StackConfig, 'models' | 'platform' | 'apiKeys' | 'locate' | 'upstream'>): Issue[] {
   const issues: Issue[] = [];
   const { locate } = config;
   const used = new Set<string>();
@@ -40,7 +41,9 @@ export function checkAccessRules(config: Pick<StackConfig, 'models' | 'platform'
           locate(
             'config.contradiction',
             at(),
-            'cannot be enforced for an llm-d embedding model: clients reach it through the ClusterIP Service ms-<slug>-embeddings, straight to its pods (GAIE v1.2\'s endpoint picker rejects /v1/embeddings), with no gateway to check credentials; remove access, or serve the model with platform: kserve',
+            `cannot be enforced for an llm-d embedding model: clients reach it through the ClusterIP Service ms-<slug>-embeddings, straight to its pods, with no gateway to check credentials (${
+              modelUpstream(config, entry) === '2026-02' ? "GAIE v1.2's endpoint picker rejects /v1/embeddings" : 'app-serving routes no embedding model through its gateway, on either set'
+            }); remove apiKeys, jwt and rateLimit (access: {open: true} is allowed), or serve the model with platform: kserve`,
           ),
         );
       }

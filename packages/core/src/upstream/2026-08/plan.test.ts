@@ -197,9 +197,11 @@ describe('the model folder on the 2026-08 set: every problem at its file, line a
     return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
   };
 
-  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder', () => {
+  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder (one of those alone: the folder is for the other set)', () => {
     const issues = issuesOf(plan({ 'models/generative/M/ms-m/values.yaml': 'modelArtifacts:\n  name: m\n' }));
-    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
+    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/holds ms-m\/, the folders of the 2026-02 set, but the model is on the 2026-08 set/)]);
+    const empty = issuesOf(plan({ 'models/generative/M/README.md': '' }));
+    expect(empty.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
   });
 
   it('refuses unknown keys, missing ones, and options that do not go together', () => {
@@ -260,6 +262,36 @@ describe('the model folder on the 2026-08 set: every problem at its file, line a
       ['warning.upstream-superseded', 'models'],
       ['warning.no-effect', 'router'],
     ]);
+  });
+});
+
+describe('modelGateway.accessLogging on the 2026-08 set (docs review W9): refused with a warning', () => {
+  const files = {
+    'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n',
+    'models/generative/Old/gaie-old/values.yaml': 'inferenceExtension:\n  replicas: 1\n',
+    'models/generative/Old/ms-old/values.yaml': 'modelArtifacts:\n  name: org/model\n  uri: hf://org/model\n',
+  };
+  const warningsOf = (gateway: string, entries = '      - name: M\n') => {
+    const dir = tempRepo({ 'P.yaml': `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n${gateway}  app-serving:models:\n    generative:\n${entries}`, ...files });
+    return planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models')).warnings.filter((w) => w.path.startsWith('modelGateway'));
+  };
+
+  it('set (true or false): it does nothing there, and validate says where the access logs are set instead', () => {
+    for (const value of ['true', 'false']) {
+      const [warning, ...rest] = warningsOf(`  app-serving:modelGateway:\n    accessLogging: ${value}\n`);
+      expect(rest).toEqual([]);
+      expect(warning).toMatchObject({ code: 'warning.no-effect', path: 'modelGateway.accessLogging', line: 5 });
+      expect(warning!.message).toBe(
+        "has no effect on M (the 2026-08 set), whose gateway access logs app-serving does not set: they are the gateway's own — with Istio its Telemetry API (a Telemetry with the envoy access-log provider, mesh-wide in istio-system or selecting the gateway's pods) or meshConfig.accessLogFile",
+      );
+    }
+  });
+
+  it('not set, or set only for routeNamespaces: no warning; beside a 2026-02 model: it still applies to that one', () => {
+    expect(warningsOf('')).toEqual([]);
+    expect(warningsOf('  app-serving:modelGateway:\n    routeNamespaces: All\n')).toEqual([]);
+    const mixed = warningsOf('  app-serving:modelGateway:\n    accessLogging: false\n', '      - name: M\n      - name: Old\n        upstream: 2026-02\n');
+    expect(mixed.map((w) => w.message)).toEqual([expect.stringMatching(/^has no effect on M \(the 2026-08 set\), .*; it still applies to the 2026-02 models$/)]);
   });
 });
 
