@@ -51,7 +51,7 @@ export { UPSTREAMS, ROUTER_GATEWAY_CLASSES } from './constants.ts';
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, checkStackRules } from './stack.ts';
 export { stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
+export { SECRET_KEYS, MAYBE_SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
 export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
 export type {
   StackConfigInput,
@@ -84,6 +84,9 @@ export { checkConfigRules, modelPlatform } from './config/rules.ts';
 export { FEATURES, checkFeatureRules } from './features/index.ts';
 export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
+export { MAX_READY_TIMEOUT_SECONDS } from './config/schema.ts';
+export { parseStrictJson, StrictJsonError } from './strict-json.ts';
+export type { StrictJson } from './strict-json.ts';
 export { editStackText } from './config/edit.ts';
 export type { StackEdit, EditedStack } from './config/edit.ts';
 
@@ -124,6 +127,7 @@ export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecre
 export {
   AUTOSCALING_CRDS,
   AUTOSCALING_DEFAULTS,
+  AUTOSCALING_LIMITS,
   AUTOSCALING_SIGNALS,
   DEFAULT_TARGETS,
   VLLM_METRICS,
@@ -239,6 +243,9 @@ export type { EnvoyRouteRef, IstioGatewayRef } from './features/access/manifests
 export {
   CLIENT_HEADER,
   MIN_API_KEY_LENGTH,
+  MIN_API_KEY_BITS,
+  MAX_API_KEY_LENGTH,
+  PRIVATE_JWK_MEMBERS,
   accessEnforced,
   accessPlan,
   apiKeyProblem,
@@ -265,9 +272,10 @@ export { displayPath } from './paths.ts';
 // Output safety: image references, shell commands, credentials in URLs, terminal control characters
 export { imageReferenceProblem, mirrorTargetProblem, MAX_IMAGE_NAME_LENGTH } from './oci-reference.ts';
 export { shellQuote, shellCommand } from './shell.ts';
-export { redactUrlCredentials, hasUrlCredentials } from './redact.ts';
+export { redactUrlCredentials, hasUrlCredentials, withoutUrlCredentials, isSecretParameter } from './redact.ts';
 export { escapeControlChars, INVISIBLE_FORMAT_CHARS } from './terminal.ts';
-export { readTextFile, decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export { readTextFile, decodeText, readBoundedFile, readBoundedFileSync, FileLimitError, formatLimit, describeErrno, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export type { FileLimitReason } from './text-file.ts';
 export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { parse as parseYaml } from 'yaml';
 import { preflightChecks, formatCrdField, GPU_RESOURCE, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
 import { ApiError, KubeApi } from './api.ts';
-import { bounded, clip } from './bounded.ts';
+import { AnswerError, bounded, clip, getJson } from './bounded.ts';
 import { DeadlineError, abortKind, checkSignal, formatMs } from './clock.ts';
 import { KubeError, kubeErrorOf } from './cluster.ts';
 import { Redactor } from './redact.ts';
@@ -80,7 +80,7 @@ export interface PreflightOptions extends Omit<KubeconfigOptions, 'stackKubeconf
   readonly signal?: AbortSignal;
   /** Resolves a hostname (the Harbor check); default: the system resolver. */
   readonly resolveHost?: (host: string, signal: AbortSignal) => Promise<void>;
-  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: fetch, answers capped at 1 MiB. */
+  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: the bounded reader's getJson, answers capped at 1 MiB, never inflated or redirected. */
   readonly httpGetJson?: (url: string, signal: AbortSignal) => Promise<unknown>;
   /** Each finished check, as it finishes. */
   readonly onCheck?: (result: PreflightCheckResult) => void;
@@ -192,15 +192,15 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
   } catch (error) {
     const kind = abortKind(signal);
     let message: string;
-    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): the API server is slow or unreachable`;
+    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): ${answerer(check)} is slow or unreachable`;
     else if (kind === 'deadline') message = (signal.reason as Error).message;
     else if (error instanceof KubeError) message = error.message;
     else if (kind === 'aborted') message = `cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`;
     // The checks read nothing but the API server's answers: what else fails is an answer not shaped as Kubernetes shapes it.
     else message = `the API server's answer cannot be read as a Kubernetes object (${clip(error instanceof Error ? error.message : String(error), 200)})`;
-    if (kind === 'timeout' || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
+    if ((kind === 'timeout' && answerer(check) === API_SERVER) || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
     outcome = { status: 'fail', message };
-    fix = errorFix(kind, error, timeoutMs);
+    fix = kind === 'timeout' && answerer(check) !== API_SERVER ? `make sure ${answerer(check)} answers from here, or allow each check longer with --timeout (it was ${formatMs(timeoutMs)})` : errorFix(kind, error, timeoutMs);
   }
   const failed = outcome.status === 'fail';
   return {
@@ -214,6 +214,15 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
     fix: failed ? fix : null,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+const API_SERVER = 'the API server';
+
+/** Who a check waits for: the API server, or a server outside the cluster (Prometheus from here, the DNS resolver). */
+function answerer(check: PreflightCheck): string {
+  if (check.type === 'prometheus' && !inClusterService(check.address)) return `the Prometheus at ${check.address}`;
+  if (check.type === 'registry-dns') return `the DNS resolver (looking up ${check.host})`;
+  return API_SERVER;
 }
 
 /** The fix of a check that failed because the API server refused, failed or did not answer. */
@@ -377,7 +386,9 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       } catch (error) {
         if (signal.aborted) throw error;
         const how = service ? `through the API server's service proxy (${service.namespace}/${service.name}:${service.port})` : 'from here';
-        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof Error ? error.message : String(error), 300)}`);
+        // An answer that is not one (too large, compressed, a redirect, not JSON) is said as such: it did answer.
+        if (error instanceof AnswerError && error.kind === 'answer') return fail(`${check.address} ${error.message}: not Prometheus's build info (at ${path})`);
+        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof AnswerError ? error.message.replace(/^does not answer \((.*)\)$/, '$1') : error instanceof Error ? error.message : String(error), 300)}`);
       }
       const data = asObject(asObject(answer).data);
       return asObject(answer).status === 'success'
@@ -453,11 +464,12 @@ export function inClusterService(address: string): { namespace: string; name: st
   return { name: match[1]!, namespace: match[2]!, port: url.port ? Number(url.port) : scheme === 'https' ? 443 : 80, scheme };
 }
 
-async function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
-  const res = await fetch(url, { signal, redirect: 'error' });
-  const text = (await res.text()).slice(0, 1024 * 1024);
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  return JSON.parse(text);
+/** Largest answer of a server outside the cluster read (Prometheus's build info is under 1 KiB): 1 MiB. */
+export const MAX_OUTSIDE_ANSWER_BYTES = 1024 * 1024;
+
+/** GETs JSON through the one bounded reader: at most 1 MiB, never inflated, never redirected, under the check's signal. */
+function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
+  return getJson(url, { limit: MAX_OUTSIDE_ANSWER_BYTES, signal });
 }
 
 async function defaultResolve(host: string, signal: AbortSignal): Promise<void> {
