@@ -88,7 +88,10 @@ export async function startVllm(options: VllmServerOptions): Promise<VllmServer>
     closeSync(out);
   }
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`${argv.join(' ')}: could not be started`);
+  if (pid === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${argv.join(' ')}: could not be started`);
+  }
   let exit: string | null = null;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -122,8 +125,9 @@ export async function startVllm(options: VllmServerOptions): Promise<VllmServer>
   const deadline = started + (options.readyTimeoutMs ?? 900_000);
   for (;;) {
     if (exit !== null) {
+      const tail = logTail();
       await stop();
-      throw new Error(`vLLM ${exit} before it was ready (${argv.join(' ')}):\n${logTail()}`);
+      throw new Error(`vLLM ${exit} before it was ready (${argv.join(' ')}):\n${tail}`);
     }
     if (Date.now() > deadline) {
       const tail = logTail();
