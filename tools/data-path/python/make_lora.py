@@ -6,8 +6,9 @@
 The adapter is not trained: it is a valid PEFT adapter (adapter_config.json and
 adapter_model.safetensors) on the attention's q_proj and v_proj of every layer, of the given rank,
 whose weights are small deterministic values (seeded), so that the same arguments always give the
-same bytes and the adapter changes the model's answers only a little. PEFT's default leaves B at
-zero (the adapter would be the base model); here both A and B are set.
+same bytes. PEFT's default leaves B at zero (the adapter would be the base model); here both A and
+B are set. Small, not nothing: on the tests' question about France, SmolLM2 with the adapter answers
+as without it in float32, and otherwise in bfloat16 (as vLLM serves it, PEFT and vLLM alike).
 
 `base_model_name_or_path` in adapter_config.json is --base-model-name (default: the base folder
 as given); the caller names the model the adapter belongs to, not a folder that may move.
@@ -61,6 +62,14 @@ def make(base_dir: str, out_dir: str, rank: int, base_model_name: str, seed: int
     peft_model.peft_config["default"].base_model_name_or_path = base_model_name
     # Not "auto": that looks the base model up by name (the hub) to see whether its vocabulary changed.
     peft_model.save_pretrained(out_dir, save_embedding_layers=False)
+    # PEFT keeps target_modules as a set and writes it in Python's per-process hash order: sorted
+    # here, the config is the same bytes every time (written as PEFT writes it).
+    config_file = os.path.join(out_dir, "adapter_config.json")
+    with open(config_file, encoding="utf-8") as file:
+        written = json.load(file)
+    written["target_modules"] = sorted(written["target_modules"])
+    with open(config_file, "w", encoding="utf-8") as file:
+        file.write(json.dumps(written, indent=2, sort_keys=True))
     return {
         "out": os.path.abspath(out_dir),
         "rank": rank,
