@@ -26,5 +26,5 @@ export {
 } from '../vllm.mjs';
 export type { VllmPaths } from '../vllm.mjs';
 export { cacheRoot } from '../cache.mjs';
-export { startVllm, freePort, treeRss } from './vllm-server.ts';
+export { startVllm, freePort, treeRss, groupMembers } from './vllm-server.ts';
 export type { VllmServer, VllmServerOptions } from './vllm-server.ts';

@@ -46,7 +46,10 @@ export interface VllmServer {
   rssBytes(): number;
   /** The last `lines` lines of its log. */
   logTail(lines?: number): string;
-  /** Stops the server and its descendants (SIGTERM to its process group, SIGKILL after 30 s) and removes its log folder. */
+  /**
+   * Stops the server and its descendants (SIGTERM to its process group, SIGKILL after 30 s), resolves
+   * when every process of the group has ended, and removes its log folder.
+   */
   stop(): Promise<void>;
 }
 
@@ -116,8 +119,10 @@ export async function startVllm(options: VllmServerOptions): Promise<VllmServer>
       await exited;
       clearTimeout(timer);
     }
-    // What is left of the group (the engine, if the server went first).
+    // What is left of the group (the engine, if the server went first), and until it has ended:
+    // a signal is delivered after kill() returns, and the next test may want the same port.
     signalGroup(pid, 'SIGKILL');
+    for (const until = Date.now() + 30_000; groupMembers(pid).length > 0 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -156,6 +161,23 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // The group is gone.
   }
+}
+
+/** The processes of process group `pgid` that have not ended (a zombie has: an orphan's may never be reaped here). */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
+    } catch {
+      // The process ended while we read.
+    }
+  }
+  return members;
 }
 
 /** The resident set of `pid` and every process descending from it, from /proc (0 when it is gone). */

@@ -51,7 +51,7 @@ describe('startVllm', () => {
     expect(error?.message.split('\n').at(-1)).toBe('1 nobind 1 x');
   });
 
-  it('stops a server that never answers, and what it started, when the guard runs out', async () => {
+  it('stops a server that never answers, and what it started, when the guard runs out (all of it ended when the start rejects)', async () => {
     const python = standIn('silent', `sleep 600 & echo $! > "$(dirname "$0")/grandchild"; echo started; wait`);
     const error = await startVllm({ python, model: '/m', readyTimeoutMs: 1000 }).then(
       () => null,
