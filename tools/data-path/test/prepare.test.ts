@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADAPTER_RANK, CHAT_MODEL_NAME, SCRIPTS, ensureVllm, type VllmPaths } from '../src/index.ts';
 import { runToEnd, safetensorsHeader, type Finished } from './helpers.ts';
@@ -202,4 +202,17 @@ describe('the prepared model and adapter', () => {
       adapterNonZero: true,
     });
   }, 1_200_000);
+});
+
+describe('the embedding model', () => {
+  it('is all-MiniLM-L6-v2 as its package ships it: a BERT folder with its weights, tokenizer and pooling', () => {
+    expect(paths.embeddingModelDir).toBe(join(dirname(paths.chatModelDir), 'all-minilm-l6-v2'));
+    const config = JSON.parse(readFileSync(join(paths.embeddingModelDir, 'config.json'), 'utf8'));
+    expect(config).toMatchObject({ architectures: ['BertModel'], model_type: 'bert', hidden_size: 384, num_hidden_layers: 6, vocab_size: 30522 });
+    const { tensors } = safetensorsHeader(join(paths.embeddingModelDir, 'model.safetensors'));
+    expect(tensors['embeddings.word_embeddings.weight']).toMatchObject({ dtype: 'F32', shape: [30522, 384] });
+    expect(Object.keys(tensors)).toHaveLength(104);
+    for (const file of ['tokenizer.json', 'tokenizer_config.json', 'vocab.txt', 'modules.json']) expect(readFileSync(join(paths.embeddingModelDir, file)).length).toBeGreaterThan(0);
+    expect(JSON.parse(readFileSync(join(paths.embeddingModelDir, '1_Pooling', 'config.json'), 'utf8'))).toMatchObject({ word_embedding_dimension: 384, pooling_mode_mean_tokens: true });
+  });
 });
