@@ -176,7 +176,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
       plan = moved.plan;
     }, 900_000);
 
-    it('a valid token 200; a forged, expired or wrong-audience one, or none, 401', async () => {
+    it('a valid token 200; a forged or expired one, or none, 401; one for another audience 403 (Envoy\'s JwtAudienceNotAllowed)', async () => {
       const url = `${gateway}/v1/chat/completions`;
       const model = chatModel().modelServer.servedModelName;
       const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -189,7 +189,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
       expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'])) })).status).toBe(200);
       expect((await send(url, { body: chat(model), headers: bearer(forgedToken(ISSUER, ['models'])) })).status).toBe(401);
       expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'], { expiresIn: -3600 })) })).status).toBe(401);
-      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['other-audience'])) })).status).toBe(401);
+      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['other-audience'])) })).status).toBe(403);
       expect((await send(url, { body: chat(model) })).status).toBe(401);
       expect((await send(url, { body: chat(model), headers: basic('ci', key('ci')) })).status).toBe(401);
     }, 600_000);
