@@ -179,7 +179,7 @@ export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COM
 export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
 export { KSERVE_RELEASES, KSERVE_V0_18, KSERVE_V0_20 } from './kserve/releases.ts';
 export type { KserveRelease } from './kserve/releases.ts';
-export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
+export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG, ISTIO } from './preflight.ts';
 export type { PreflightCheck, PreflightCheckType, PreflightSeverity, CrdRequirement } from './preflight.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_STRICT, KSERVE_STRICT_V1ALPHA2 } from './kserve/plan.ts';
 export {
