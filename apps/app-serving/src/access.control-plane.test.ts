@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   accessPlan,
@@ -10,6 +12,7 @@ import {
   planDeployment,
   type KserveModelPlan,
   type LlmdModelPlan,
+  type LlmdRouterModelPlan,
   type ModelAccess,
 } from '@app-serving/core';
 import { describeObject, ensureNamespaces, startCluster, tryApply, type KubeObject, type TestCluster } from '@app-serving/test-cluster';
@@ -85,6 +88,50 @@ describe('access objects are admitted by the API server with the Istio, Envoy Ga
       'jwt (inline JWKS)': [['RequestAuthentication', 'AuthorizationPolicy'], ['SecurityPolicy']],
       'open + rate limit': [['EnvoyFilter'], ['BackendTrafficPolicy']],
     });
+  });
+});
+
+/**
+ * A 2026-08 llm-d model behind Envoy Gateway (`router.gatewayClass: envoy`): what the plan writes —
+ * the Gateway of the stack's class, the EnvoyProxy placing its proxy pods, Envoy Gateway's form of
+ * the route (the pool's Service, EnvoyExtensionPolicy, BackendTrafficPolicy with the rate limit,
+ * HTTPRoute) — and the access objects the ModelAccess component adds on that route.
+ */
+function envoyClassObjects(access: ModelAccess): KubeObject[] {
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-envoy-class-'));
+  const text = readFileSync(join(APP, 'Pulumi.example.yaml'), 'utf8')
+    .replace('config:\n', 'config:\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n  app-serving:apiKeys:\n    ci:\n      secure: v1:AAAA:BBBB\n    ci-next:\n      secure: v1:AAAA:CCCC\n')
+    .replace(/(- name: Qwen3-0\.6B-rke2\n        enabled: true\n)        access:\n          open: true[^\n]*\n/, (_, head: string) => `${head}        access: ${JSON.stringify(access)}\n`);
+  writeFileSync(join(dir, 'Pulumi.example.yaml'), text);
+  const plan = planDeployment(loadStackFile(join(dir, 'Pulumi.example.yaml'), 'Pulumi.example.yaml', { checkRules: false }), MODELS);
+  const model = plan.models.find((m) => m.platform === 'llm-d' && m.category === 'generative') as LlmdRouterModelPlan;
+  expect(model.access.mode).toBe(accessPlan(access).mode);
+  const route = { namespace: model.namespace, route: model.httpRoute!, sharedBackendTraffic: true };
+  const { manifests } = model;
+  return [
+    manifests.gateway!,
+    manifests.gatewayParameters!,
+    ...Object.values(manifests.envoyRoute!),
+    ...(model.access.mode === 'apiKeys' ? [htpasswdSecretManifest(route, model.slug, HTPASSWD)] : []),
+    ...envoyGatewayAccessManifests(route, model.slug, model.access),
+  ] as unknown as KubeObject[];
+}
+
+describe('llm-d on Envoy Gateway (router.gatewayClass: envoy): every object of the class, admitted with the Envoy Gateway v1.8.1 CRDs', () => {
+  it.each(Object.keys(MODES))('%s', async (mode) => {
+    const objects = envoyClassObjects(MODES[mode]!);
+    expect(objects.map((o) => o.kind).filter((k) => k === 'BackendTrafficPolicy')).toHaveLength(1);
+    await ensureNamespaces(cluster, objects);
+    expect(await tryApply(cluster, objects, { dryRun: true })).toEqual([]);
+  });
+
+  it('the check can fail: an EnvoyExtensionPolicy that would fail open with FullDuplexStreamed bodies is refused by its CEL rule', async () => {
+    const policy = envoyClassObjects({ open: true }).find((o) => o.kind === 'EnvoyExtensionPolicy')!;
+    const spec = policy.spec as { extProc: Record<string, unknown>[] };
+    const open = { ...policy, spec: { ...spec, extProc: [{ ...spec.extProc[0], failOpen: true }] } } as KubeObject;
+    const rejections = await tryApply(cluster, [open], { dryRun: true });
+    expect(rejections.map((r) => r.object)).toEqual([describeObject(policy)]);
+    expect(rejections[0]!.message).toContain('If FullDuplexStreamed body processing mode is used, FailOpen must be false');
   });
 });
 

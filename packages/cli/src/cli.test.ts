@@ -318,6 +318,16 @@ describe('plan', () => {
     expect(out).toContain('control pods EPP gaie-qwen3-06b-rke2-epp and the gateway pods: node workload=gpu, tolerates dedicated=gpu:NoSchedule');
   });
 
+  it("on 2026-08: says app-serving sets no access logs (Istio's own), and validate warns at modelGateway.accessLogging", async () => {
+    const result = await cli(['plan', '--stack', 'apps/app-serving/Pulumi.current.yaml']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("listener     HTTP :80, routes from its own namespace only (llm-d-qwen3-06b-rke2); access logs not set by app-serving (Istio's own: its Telemetry API)");
+    const dir = fixtureRepo({ 'Pulumi.t.yaml': readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.current.yaml'), 'utf8').replace('config:\n', 'config:\n  app-serving:modelGateway:\n    accessLogging: true\n') });
+    const validated = await cli(['validate', '--stack', join(dir, 'Pulumi.t.yaml'), '--models-dir', join(REPO_ROOT, 'models')], { cwd: dir });
+    expect(validated.code).toBe(0);
+    expect(validated.stderr).toContain('Pulumi.t.yaml:12: modelGateway.accessLogging: has no effect on Qwen3-0.6B-rke2 and bge-small-en-v1.5-rke2 (the 2026-08 set)');
+  });
+
   it('shows each chart as deployed: the pinned one, a mirror, or a package on disk (air gap)', async () => {
     const pkg = upstreamPath('charts/llm-d-modelservice-v0.4.12.tgz');
     const stack = CLOUD_STACK.replace(
@@ -375,6 +385,37 @@ describe('plan', () => {
   });
 });
 
+describe('llm-d behind Envoy Gateway (router.gatewayClass: envoy)', () => {
+  const ENVOY_STACK =
+    'config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n  app-serving:models:\n    generative:\n      - name: Gen\n        access:\n          open: true\n';
+  const server = { 'models/generative/Gen/server-gen/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: org/gen\n' };
+
+  it("plan names Envoy Gateway's objects, the stack's GatewayClass and the proxy's Service; images says where the proxy image comes from", async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': ENVOY_STACK, ...server });
+    const plan = await cli(['plan', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain('envoy       GatewayClass envoy (gateway.envoyproxy.io/gatewayclass-controller; created by this stack): the llm-d Gateways of class envoy');
+    expect(plan.stdout).toContain('router       router-gen (llm-d-router-gateway v0.10.0; gateway mode, a Gateway of class envoy)');
+    expect(plan.stdout).toMatch(/gateway {6}router-gen-gateway → http:\/\/envoy-llm-d-gen-router-gen-gateway-[0-9a-f]{8}\.envoy-gateway-system\.svc\.cluster\.local:80/);
+    expect(plan.stdout).toContain(
+      'route        HTTPRoute router-gen-route → Service router-gen-pool:8000 (the pods of InferencePool router-gen); EPP router-gen-epp:9002 picks the pod over ext_proc (EnvoyExtensionPolicy router-gen-endpoint-picker), BackendTrafficPolicy router-gen-backend-traffic sends the request there',
+    );
+    const images = await cli(['images', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(images.code).toBe(0);
+    expect(images.stdout).toContain('The Envoy proxy image of the llm-d Gateways (class envoy) comes from your Envoy Gateway installation (v1.8.1: docker.io/envoyproxy/envoy:distroless-v1.38.1');
+    expect(images.stdout).not.toContain('Istio');
+  });
+
+  it('validate refuses what the class cannot do, at the file, line and key, with the reason', async () => {
+    const dir = fixtureRepo({ 'Pulumi.s.yaml': ENVOY_STACK, ...server, 'models/generative/Gen/router-gen/values.yaml': 'httpRoute:\n  create: true\n' });
+    const result = await cli(['validate', '--stack', 'Pulumi.s.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      'models/generative/Gen/router-gen/values.yaml:2: httpRoute.create: is true in the values file, but the stack sets false (Envoy Gateway takes no InferencePool backend: app-serving writes the model\'s HTTPRoute to a Service of the pool\'s pods itself); remove it from the file',
+    );
+  });
+});
+
 describe('images', () => {
   it('lists the images of a cloud stack and how to mirror them', async () => {
     const result = await cli(['images', '--stack', 'apps/app-serving/Pulumi.cloud.yaml', '--mirror-to', 'harbor.example.com/images-llm-d']);
@@ -412,6 +453,20 @@ describe('images', () => {
     expect(result.stdout).toContain('skopeo copy --all docker://ghcr.io/llm-d/llm-d-uds-tokenizer:v0.7.1 docker://harbor.example.com/images-llm-d/llm-d/llm-d-uds-tokenizer:v0.7.1');
     expect(result.stdout).toContain("The images of KServe's controller, Envoy Gateway and Envoy AI Gateway come from their charts");
     expect(result.stdout).not.toContain('Istio');
+  });
+
+  it("names the gateway proxy image only where a Gateway runs one: not in the Router's standalone mode (its Envoy is listed)", async () => {
+    const current = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.current.yaml'), 'utf8');
+    const dir = fixtureRepo({ 'Pulumi.standalone.yaml': current.replace('    mode: gateway\n    gatewayClass: istio\n', '    mode: standalone\n'), 'Pulumi.agent.yaml': current.replace('gatewayClass: istio', 'gatewayClass: agentgateway') });
+    const models = ['--models-dir', join(REPO_ROOT, 'models')];
+    const standalone = await cli(['images', '--stack', 'Pulumi.standalone.yaml', ...models], { cwd: dir });
+    expect(standalone.code).toBe(0);
+    expect(standalone.stdout).toContain('docker.io/envoyproxy/envoy:distroless-v1.33.2');
+    expect(standalone.stdout).not.toContain('Istio');
+    const agent = await cli(['images', '--stack', 'Pulumi.agent.yaml', ...models], { cwd: dir });
+    expect(agent.stdout).toContain('The agentgateway proxy image comes from your agentgateway installation');
+    expect(agent.stdout).not.toContain('Istio');
+    expect((await cli(['images', '--stack', 'apps/app-serving/Pulumi.current.yaml'])).stdout).toContain('The Istio gateway proxy image comes from your Istio installation');
   });
 
   it('rejects a malformed mirror', async () => {
@@ -525,15 +580,93 @@ describe('new-model', () => {
   });
 
   it('refuses to overwrite, and refuses bad names and slugs', async () => {
-    const dir = fixtureRepo({ 'models/generative/Taken/gaie-t/values.yaml': 'x: 1\n' });
-    const taken = await cli(['new-model', 'Taken', '-c', 'generative', '--slug', 't'], { cwd: dir });
+    const dir = fixtureRepo({ 'models/generative/Taken/gaie-t/values.yaml': 'x: 1\n', 'models/generative/Other/README.md': '' });
+    const taken = await cli(['new-model', 'Taken', '-c', 'generative', '--slug', 't', '--upstream', '2026-02'], { cwd: dir });
     expect(taken.code).toBe(2);
-    expect(taken.stderr).toContain('models/generative/Taken already exists; new-model never overwrites');
+    expect(taken.stderr).toContain('models/generative/Taken already exists (it holds gaie-t/); new-model never overwrites');
     expect(readFileSync(join(dir, 'models/generative/Taken/gaie-t/values.yaml'), 'utf8')).toBe('x: 1\n');
+    // Beside the other set's folders, only with their slug; a folder of no set is refused as before.
+    const slug = await cli(['new-model', 'Taken', '-c', 'generative', '--slug', 'u'], { cwd: dir });
+    expect(slug.code).toBe(2);
+    expect(slug.stderr).toContain('models/generative/Taken holds gaie-t/: the values folders of one model share one slug; give --slug t');
+    expect((await cli(['new-model', 'Other', '-c', 'generative', '--slug', 'o'], { cwd: dir })).stderr).toContain('models/generative/Other already exists; new-model never overwrites');
+    expect(readdirSync(join(dir, 'models/generative/Taken'))).toEqual(['gaie-t']);
+    // The slug's limit, explained with the names of the set the folders are for (hostile round 3, m18).
+    const long = await cli(['new-model', 'Baz', '-c', 'generative', '--slug', 'a'.repeat(70)], { cwd: dir });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toContain(`the Istio gateway Service "router-${'a'.repeat(70)}-gateway-istio" would be 91 characters (limit 63)`);
+    expect(long.stderr).not.toContain('infra-');
     expect((await cli(['new-model', 'X', '-c', 'generative', '--slug', 'Bad_Slug'], { cwd: dir })).code).toBe(2);
     expect((await cli(['new-model', 'X', '-c', 'generative', '--slug', 's'.repeat(34)], { cwd: dir })).code).toBe(2);
     expect((await cli(['new-model', '../X', '-c', 'generative', '--slug', 'x'], { cwd: dir })).code).toBe(2);
     expect((await cli(['new-model', 'X', '-c', 'generative', '--slug', 'x', '-t', 'infinity'], { cwd: dir })).code).toBe(2);
     expect(existsSync(join(dir, 'models/generative/X'))).toBe(false);
+  });
+});
+
+describe('a model folder of the other set of upstream versions', () => {
+  // What five of five new stacks written from the README ran into: new-model's folders (2026-08,
+  // its default) enabled in a stack without app-serving:upstream (2026-02).
+  const OLD_STACK = 'config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: Gen\n';
+  const NEW_STACK = 'config:\n  app-serving:upstream: 2026-08\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: Gen\n';
+  const FOLDERS_2026_08 = 'models/generative/Gen holds router-gen/, server-gen/, the folders of the 2026-08 set, but the model is on the 2026-02 set (a stack without app-serving:upstream is on 2026-02)';
+  const FIXES_2026_08 = 'either put the model on 2026-08 with "upstream: 2026-08" on this entry (or app-serving:upstream: 2026-08 for the whole stack), or add its 2026-02 folders beside them with: app-serving new-model Gen --category generative --slug gen --upstream 2026-02 --models-dir models';
+
+  async function repo(stack: string, upstream: string): Promise<string> {
+    const dir = fixtureRepo({ 'Pulumi.t.yaml': stack, 'models/generative/.keep': '' });
+    expect((await cli(['new-model', 'Gen', '-c', 'generative', '--slug', 'gen', '-t', 'sim', '--upstream', upstream], { cwd: dir })).code).toBe(0);
+    return dir;
+  }
+  const expectMismatch = (result: { code: number | null; stdout: string; stderr: string }, what: string) => {
+    expect(result.code, `${what}: ${result.stderr}`).toBe(1);
+    const text = result.stdout + result.stderr;
+    expect(text, what).toContain(`Pulumi.t.yaml:5: models.generative[0].name: ${FOLDERS_2026_08}: ${FIXES_2026_08}`);
+    expect(text, what).not.toContain('has no gaie-<slug>');
+  };
+
+  it.each([
+    ['validate', ['validate', '--stack', 'Pulumi.t.yaml']],
+    ['plan', ['plan', '--stack', 'Pulumi.t.yaml']],
+    ['render', ['render', '--stack', 'Pulumi.t.yaml']],
+    ['diff', ['diff', '--base-stack', 'base/Pulumi.t.yaml', '--base-models-dir', 'models', '--stack', 'Pulumi.t.yaml']],
+    ['migrate', ['migrate', '--stack', 'Pulumi.t.yaml', '--to', '2026-08', '--dry-run']],
+  ])('%s says the folder is for the other set, and gives both fixes', async (what, args) => {
+    const dir = await repo(OLD_STACK, '2026-08');
+    mkdirSync(join(dir, 'base'));
+    writeFileSync(join(dir, 'base/Pulumi.t.yaml'), NEW_STACK);
+    expectMismatch(await cli(args, { cwd: dir }), what);
+  });
+
+  it('either fix, run as the message gives it, makes the stack validate', async () => {
+    const dir = await repo(OLD_STACK, '2026-08');
+    const message = (await cli(['validate', '--stack', 'Pulumi.t.yaml'], { cwd: dir })).stdout;
+    // The second fix, word for word: new-model adds the 2026-02 folders beside the 2026-08 ones.
+    const command = /with: app-serving (new-model .*)$/m.exec(message)![1]!.split(' ');
+    const added = await cli(command, { cwd: dir });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(/^added the 2026-02 folders to models\/generative\/Gen \(template vllm, slug gen, the 2026-02 set\)$/m);
+    expect(readdirSync(join(dir, 'models/generative/Gen')).sort()).toEqual(['gaie-gen', 'ms-gen', 'router-gen', 'server-gen']);
+    expect(JSON.parse((await cli(['validate', '--stack', 'Pulumi.t.yaml', '--json'], { cwd: dir })).stdout)).toMatchObject({ ok: true });
+    // The first: the model's own upstream.
+    const other = await repo(OLD_STACK.replace('      - name: Gen\n', '      - name: Gen\n        upstream: 2026-08\n'), '2026-08');
+    expect(JSON.parse((await cli(['validate', '--stack', 'Pulumi.t.yaml', '--json'], { cwd: other })).stdout)).toMatchObject({ ok: true });
+  });
+
+  it('2026-02 folders in a 2026-08 stack: keep the model on 2026-02 (migrate converts it later), or add its 2026-08 folders', async () => {
+    const dir = await repo(NEW_STACK, '2026-02');
+    const result = await cli(['validate', '--stack', 'Pulumi.t.yaml'], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      'Pulumi.t.yaml:6: models.generative[0].name: models/generative/Gen holds gaie-gen/, ms-gen/, the folders of the 2026-02 set, but the model is on the 2026-08 set (the stack\'s app-serving:upstream is 2026-08): either keep the model on 2026-02 with "upstream: 2026-02" on this entry (app-serving migrate --stack Pulumi.t.yaml --to 2026-08 --model Gen converts its folders later), or add its 2026-08 folders beside them with: app-serving new-model Gen --category generative --slug gen --upstream 2026-08 --models-dir models\n',
+    );
+    const command = /with: app-serving (new-model .*)$/m.exec(result.stdout)![1]!.split(' ');
+    expect((await cli(command, { cwd: dir })).code).toBe(0);
+    expect(JSON.parse((await cli(['validate', '--stack', 'Pulumi.t.yaml', '--json'], { cwd: dir })).stdout)).toMatchObject({ ok: true });
+    // The first fix, then migrate as the message says: the model moves, its folders converted.
+    const kept = await repo(NEW_STACK.replace('      - name: Gen\n', '      - name: Gen\n        upstream: 2026-02\n'), '2026-02');
+    expect(JSON.parse((await cli(['validate', '--stack', 'Pulumi.t.yaml', '--json'], { cwd: kept })).stdout)).toMatchObject({ ok: true });
+    const moved = await cli(['migrate', '--stack', 'Pulumi.t.yaml', '--to', '2026-08', '--model', 'Gen'], { cwd: kept });
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(readdirSync(join(kept, 'models/generative/Gen')).sort()).toEqual(['gaie-gen', 'ms-gen', 'router-gen', 'server-gen']);
   });
 });

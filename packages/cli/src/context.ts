@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CATEGORIES, displayPath, isStackError, loadStackFile, planDeployment, withModelFolderIssues, type DeploymentPlan, type StackConfig } from '@app-serving/core';
+import { CATEGORIES, displayPath, isStackError, loadStackFile, parseStackFile, planDeployment, stackNameFromFile, withModelFolderIssues, type DeploymentPlan, type StackConfig } from '@app-serving/core';
 import { UsageError } from './errors.ts';
 
 /** Options every stack command takes. */
@@ -48,14 +48,17 @@ export function resolveModelsDir(options: StackOptions, from: string, cwd: strin
   throw new UsageError(`no models/ folder (with generative/ or embedder/) above ${displayPath(from)}: pass --models-dir <dir>`);
 }
 
-/** Loads the stack and plans it: throws a StackError listing every problem. */
-export function loadAndPlan(options: StackOptions): { file: string; config: StackConfig; plan: DeploymentPlan; modelsDir: string | null } {
-  const file = resolveStackFile(options);
+/**
+ * Loads the stack and plans it: throws a StackError listing every problem. `read`: the stack
+ * file's text as the caller read it (migrate reads the file once, and writes back what it read).
+ */
+export function loadAndPlan(options: StackOptions, read?: { readonly file: string; readonly text: string }): { file: string; config: StackConfig; plan: DeploymentPlan; modelsDir: string | null } {
+  const file = read?.file ?? resolveStackFile(options);
   // The stack first: its own problems are reported even when no models folder can be found.
   // Rules across keys are checked by the planner, together with the model folders: one pass.
   let config: StackConfig;
   try {
-    config = loadStackFile(file, displayPath(file), { checkRules: false });
+    config = read ? parseStackFile(read.text, displayPath(file), stackNameFromFile(file), { checkRules: false }) : loadStackFile(file, displayPath(file), { checkRules: false });
   } catch (error) {
     // A stack file with problems: the model folders of the entries that parse are checked all the
     // same, so that one run reports both kinds (when the models folder can be found at all).

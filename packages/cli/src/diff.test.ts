@@ -488,6 +488,14 @@ describe('diff: formats and usage', { timeout: 600_000 }, () => {
     expect(text.stdout.trimEnd().split('\n').at(-1)).toBe('Pulumi would: 7 to create, 1 to update, 0 to replace, 0 to delete');
   });
 
+  it("markdown: a warning's `…` spans are inline code, not escaped backticks (which GitHub shows as they are)", async () => {
+    const { prose } = await import('./commands/diff-format.ts');
+    expect(prose('copy them into Harbor before pulumi up (`app-serving images` prints the commands); pods [0]')).toBe(
+      'copy them into Harbor before pulumi up (`app-serving images` prints the commands); pods \\[0\\]',
+    );
+    expect(prose('`a|b` keeps its pipe escaped; a lone ` stays escaped')).toBe('`a\\|b` keeps its pipe escaped; a lone \\` stays escaped');
+  });
+
   it('exits 2 without a base, with two bases, or a bad format', async () => {
     const dir = fixtureRepo(revision('head'));
     for (const args of [[], ['--base', 'main', '--base-stack', 'head/Pulumi.t.yaml'], ['--base-stack', 'head/Pulumi.t.yaml', '--format', 'html'], ['--base-models-dir', 'x', '--base', 'main']]) {

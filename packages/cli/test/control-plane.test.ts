@@ -1,5 +1,7 @@
-import { rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
 import { applyPatches, loadStackFile, modelReleases, planDeployment, type LlmdModelPlan } from '@app-serving/core';
 import { renderStack } from '@app-serving/pulumi-components/render';
 import {
@@ -88,8 +90,8 @@ async function wirePods(model: LlmdModelPlan, marker: boolean): Promise<void> {
   }
 }
 
-async function verify(args: string[] = []): Promise<{ code: number | null; json: any; stderr: string }> {
-  const result = await cli(['verify', '--stack', STACK, '--kubeconfig', cluster.kubeconfigPath, '--timeout', '10s', '--deadline', '90s', '--json', ...args]);
+async function verify(args: string[] = [], as: { stack?: string; modelsDir?: string; kubeconfig?: string } = {}): Promise<{ code: number | null; json: any; stderr: string }> {
+  const result = await cli(['verify', '--stack', as.stack ?? STACK, '--models-dir', as.modelsDir ?? join(REPO_ROOT, 'models'), '--kubeconfig', as.kubeconfig ?? cluster.kubeconfigPath, '--timeout', '10s', '--deadline', '90s', '--json', ...args]);
   let json: any = null;
   try {
     json = JSON.parse(result.stdout);
@@ -100,6 +102,25 @@ async function verify(args: string[] = []): Promise<{ code: number | null; json:
 function checksOf(json: any, model: string): Record<string, { status: string; detail: string }> {
   const entry = json.models.find((m: any) => m.name === model);
   return Object.fromEntries(entry.checks.map((c: any) => [c.name, { status: c.status, detail: `${c.message} (cause: ${c.failure?.cause ?? 'none'})` }]));
+}
+
+/** The Role of docs/verify.md's RBAC section, as written there. */
+function documentedRole(): any {
+  const doc = readFileSync(join(REPO_ROOT, 'docs', 'verify.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('\n## RBAC\n'));
+  const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+  const role = parseAllDocuments(yaml).map((d) => d.toJS()).find((o: any) => o?.kind === 'Role');
+  expect(role, 'docs/verify.md has a Role').toBeDefined();
+  return role;
+}
+
+/** Polls until `probe` holds (RBAC takes effect through the API server's caches); a hang guard of 2 min. */
+async function waitUntil(probe: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + 120_000;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error('RBAC did not take effect within 2 min');
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 describe('the example stack on a simulated on-prem cluster', () => {
@@ -163,6 +184,69 @@ describe('the example stack on a simulated on-prem cluster', () => {
     expect(missing.code).toBe(1);
     expect(checksOf(missing.json, generative.name).pulled).toEqual({ status: 'fail', detail: expect.stringContaining(generative.storage!.marker) });
   }, 120_000);
+
+  it("verify of an autoscaled model as a user bound to exactly docs/verify.md's Role: every check passes (without its autoscaling rules, ready fails on RBAC)", async () => {
+    // The example with its generative model autoscaled: KEDA's ScaledObject (and the PodMonitors) beside the running pods.
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-verify-rbac-'));
+    const stack = join(dir, 'Pulumi.example.yaml');
+    const autoscaled = readFileSync(join(REPO_ROOT, STACK), 'utf8')
+      .replace('config:\n', 'config:\n  app-serving:prometheus:\n    address: http://prometheus-operated.monitoring.svc:9090\n')
+      .replace(`      - name: ${generative.name}\n`, `      - name: ${generative.name}\n        autoscaling:\n          maxReplicas: 2\n`);
+    writeFileSync(stack, autoscaled);
+    // Its model folders, the decode replicas left to the autoscaler (validate refuses both owners).
+    const modelsDir = join(dir, 'models');
+    cpSync(join(REPO_ROOT, 'models'), modelsDir, { recursive: true });
+    const ms = join(modelsDir, 'generative', generative.name, generative.releases.modelService, 'values.yaml');
+    writeFileSync(ms, readFileSync(ms, 'utf8').replace(/^decode:\n {2}replicas: \d+\n/m, 'decode:\n'));
+    try {
+      const scaledPlan = planDeployment(loadStackFile(stack, 'Pulumi.example.yaml', { checkRules: false }), modelsDir);
+      const scaled = scaledPlan.models.find((m) => m.name === generative.name) as LlmdModelPlan;
+      expect(scaled.autoscaling?.targets.map((t) => t.scaledObject)).toEqual([generative.modelServer.decodeDeployment]);
+      const objects = renderedManifests((await renderStack(scaledPlan, { homeDir: '/home/user' })).resources).filter((o) => ['ScaledObject', 'PodMonitor'].includes(o.kind));
+      expect(objects.map((o) => o.kind)).toContain('ScaledObject');
+      await applyObjects(cluster, objects);
+      // The pods answer again (a server of this test's own) and the weights marker is back.
+      server = await openAiServer([generative.modelServer.servedModelName, embedder.modelServer.servedModelName]);
+      for (const model of models) await wirePods(model, true);
+
+      // The Role exactly as docs/verify.md gives it, bound to the cluster's `nobody` in each model namespace.
+      const role = documentedRole();
+      const bind = async (rules: object[]) => {
+        for (const model of models) {
+          await applyObjects(cluster, [
+            { ...role, metadata: { name: role.metadata.name, namespace: model.namespace }, rules },
+            { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'app-serving-verify', namespace: model.namespace }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name }, subjects: [{ kind: 'User', name: 'nobody', apiGroup: 'rbac.authorization.k8s.io' }] },
+          ]);
+        }
+      };
+      const mayGet = async (group: string, resource: string) =>
+        (await cluster.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', group, resource, namespace: generative.namespace } } }, { user: 'nobody' })).body?.status?.allowed === true;
+      const asNobody = { stack, modelsDir, kubeconfig: cluster.kubeconfigFor('nobody') };
+
+      // Without the rules for KEDA's objects (the Role as it was): ready fails, naming the rule.
+      await bind(role.rules.filter((r: { apiGroups: string[] }) => !r.apiGroups.includes('keda.sh') && !r.apiGroups.includes('autoscaling')));
+      await waitUntil(async () => (await mayGet('', 'pods')) && !(await mayGet('keda.sh', 'scaledobjects')));
+      const denied = await verify(['--model', generative.name], asNobody);
+      expect(denied.code).toBe(1);
+      expect(checksOf(denied.json, generative.name).ready).toEqual({ status: 'fail', detail: expect.stringMatching(/forbidden/) });
+
+      await bind(role.rules);
+      await waitUntil(() => mayGet('keda.sh', 'scaledobjects'));
+      const run = await verify([], asNobody);
+      expect(run.stderr).toBe('');
+      // (An info never fails a run: the embedder's gateway-rejects-embeddings explains an answer.)
+      const failing = run.json.models.flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail' || c.status === 'skip').map((c: any) => `${m.name}/${c.name}: ${c.status} ${c.message}`));
+      expect(failing).toEqual([]);
+      expect(run.code).toBe(0);
+      expect(checksOf(run.json, generative.name).ready!.detail).toMatch(/autoscaling decode: 0 current, 0 desired \(1–2 on queue-depth\)|no HPA keda-hpa-/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      for (const model of models) {
+        await cluster.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/namespaces/${model.namespace}/rolebindings/app-serving-verify`);
+        await cluster.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/namespaces/${model.namespace}/roles/app-serving-verify`);
+      }
+    }
+  }, 180_000);
 
   it('a broken deployment fails verify with the reason, in bounded time', async () => {
     // Decode pods without the GPU toleration (Pending on the taint), a pull Job that fails, and an

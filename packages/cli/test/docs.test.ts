@@ -143,7 +143,8 @@ beforeAll(() => {
   // A git history, as a checkout has, for `diff --base HEAD~1`: the copy, then a commit on top.
   writeFileSync(join(scratch, '.gitignore'), 'node_modules\n.bin\n');
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=docs-test', '-c', 'user.email=docs-test@example.com', ...args], { cwd: scratch, stdio: 'ignore' });
-  git('init', '-q');
+  // On `main`, as the walk-through of docs/upgrading.md has it (`diff --base main` once its change is committed on a branch).
+  git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'base');
   git('commit', '-q', '--allow-empty', '-m', 'head');
@@ -161,6 +162,11 @@ function run(command: string): Promise<CliResult> {
     env: {
       PATH: [join(scratch, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
       HOME: process.env.HOME,
+      // The docs' `git commit` needs an identity; the user's own is not the test's business.
+      GIT_AUTHOR_NAME: 'docs-test',
+      GIT_AUTHOR_EMAIL: 'docs-test@example.com',
+      GIT_COMMITTER_NAME: 'docs-test',
+      GIT_COMMITTER_EMAIL: 'docs-test@example.com',
       NO_COLOR: '1',
       npm_config_offline: 'true',
       npm_config_update_notifier: 'false',

@@ -164,9 +164,23 @@ export type Upstream = (typeof UPSTREAMS)[number];
 export const PLATFORMS = ['llm-d', 'kserve'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
+/**
+ * The GatewayClasses a 2026-08 llm-d model's Gateway can be of (`router.gatewayClass`): Istio's and
+ * agentgateway's route to the Router's InferencePool; Envoy Gateway's (`envoy`) cannot, so
+ * app-serving writes its own form beside it (upstream/2026-08/envoy.ts).
+ */
+export const ROUTER_GATEWAY_CLASSES = ['istio', 'agentgateway', 'envoy'] as const;
+export type RouterGatewayClass = (typeof ROUTER_GATEWAY_CLASSES)[number];
+
 /** Model categories: folder names under `models/` and keys under `models:` in the stack. */
 export const CATEGORIES = ['generative', 'embedder'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 /** The config namespace of every stack key: `app-serving:<key>`. */
 export const CONFIG_NAMESPACE = 'app-serving';
+
+/**
+ * The signals a model can scale on (the stack's `autoscaling.signal`; features/autoscaling reads
+ * them). Here, not in the schema, so that what imports them does not import zod.
+ */
+export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp-kv-cache'] as const;

@@ -134,6 +134,59 @@ describe('discoverModels', () => {
   });
 });
 
+describe("a folder of the other set of upstream versions", () => {
+  const server = (category: string, name: string, slug: string) => ({
+    [`models/${category}/${name}/server-${slug}/values.yaml`]: 'image: docker.io/vllm/vllm-openai:v0.30.0\nservedModelName: org/model\n',
+    [`models/${category}/${name}/router-${slug}/values.yaml`]: '{}\n',
+  });
+
+  it('2026-08 folders in a stack without upstream (new-model\'s default there): one problem naming the set, why, and both fixes', () => {
+    const dir = tempRepo(server('generative', 'Qwen3-8B', 'qwen3-8b'));
+    expect(discoveryIssues(dir, '    generative:\n      - name: Qwen3-8B\n')).toEqual([
+      {
+        code: 'model.values-missing',
+        path: 'models.generative[0].name',
+        message: `${join(dir, 'models/generative/Qwen3-8B')} holds router-qwen3-8b/, server-qwen3-8b/, the folders of the 2026-08 set, but the model is on the 2026-02 set (a stack without app-serving:upstream is on 2026-02): either put the model on 2026-08 with "upstream: 2026-08" on this entry (or app-serving:upstream: 2026-08 for the whole stack), or add its 2026-02 folders beside them with: app-serving new-model Qwen3-8B --category generative --slug qwen3-8b --upstream 2026-02 --models-dir ${join(dir, 'models')}`,
+      },
+    ]);
+  });
+
+  it('2026-02 folders in a 2026-08 stack: keep the model on 2026-02 (migrate converts it later), or add its 2026-08 folders', () => {
+    const dir = tempRepo(llmdModel('embedder', 'Bge', 'bge'));
+    const [issue] = discoveryIssues(dir, '    embedder:\n      - name: Bge\n', '  app-serving:upstream: 2026-08\n');
+    expect(issue!.message).toBe(
+      `${join(dir, 'models/embedder/Bge')} holds gaie-bge/, ms-bge/, the folders of the 2026-02 set, but the model is on the 2026-08 set (the stack's app-serving:upstream is 2026-08): either keep the model on 2026-02 with "upstream: 2026-02" on this entry (app-serving migrate --stack Pulumi.t.yaml --to 2026-08 --model Bge converts its folders later), or add its 2026-08 folders beside them with: app-serving new-model Bge --category embedder --slug bge --upstream 2026-08 --models-dir ${join(dir, 'models')}`,
+    );
+  });
+
+  it('a model kept on 2026-02 by its own key in a 2026-08 stack, with only 2026-08 folders: remove the key', () => {
+    const dir = tempRepo(server('generative', 'M', 'm'));
+    const [issue] = discoveryIssues(dir, '    generative:\n      - name: M\n        upstream: 2026-02\n', '  app-serving:upstream: 2026-08\n');
+    expect(issue!.message).toMatch(/but the model is on the 2026-02 set \(its entry says upstream: 2026-02\): either put the model on 2026-08: remove "upstream: 2026-02" from this entry \(the stack is on 2026-08\), or add/);
+  });
+
+  it('a cluster variant with a modelSource gets new-model --target, as it was made', () => {
+    const dir = tempRepo(server('generative', 'Qwen3-0.6B-rke2', 'qwen3-06b-rke2'));
+    const source = '        modelSource:\n          harborRef: harbor.example.com/ai-models/q:1\n          modelUri: hub/Qwen/Qwen3-0.6B\n          storageSize: 10Gi\n';
+    const harbor = '  app-serving:harborHostname: harbor.example.com\n  app-serving:harborUser: robot\n  app-serving:harborToken:\n    secure: v1:abc\n';
+    const issue = discoveryIssues(dir, `    generative:\n      - name: Qwen3-0.6B-rke2\n${source}`, harbor).find((i) => i.code === 'model.values-missing');
+    expect(issue!.message).toMatch(/with: app-serving new-model Qwen3-0\.6B --category generative --slug qwen3-06b --target rke2 --upstream 2026-02 --models-dir /);
+  });
+
+  it('a folder of its own set that misses a file still says which file (one set\'s folder is there)', () => {
+    const dir = tempRepo({ ...server('generative', 'A', 'a'), 'models/generative/A/gaie-a/values.yaml': '' });
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n')[0]!.message).toMatch(/has no ms-<slug>\/values\.yaml \(needed for the llm-d platform\)$/);
+  });
+
+  it('a slug too long on 2026-08 is explained with that set\'s own gateway Service, and why 33 holds there too', () => {
+    const slug = 'a'.repeat(34);
+    const dir = tempRepo(server('generative', 'A', slug));
+    expect(discoveryIssues(dir, '    generative:\n      - name: A\n', '  app-serving:upstream: 2026-08\n')[0]!.message).toBe(
+      `${join(dir, 'models/generative/A')}: "${slug}" is 34 characters; a slug may have at most 33 on either set: on 2026-08 the Istio gateway Service "router-${slug}-gateway-istio" (55 characters) fits, but the model must be able to move back to 2026-02, where its Istio gateway Service "infra-${slug}-inference-gateway-istio" would be 64 characters (limit 63) and the Gateway would never become Programmed`,
+    );
+  });
+});
+
 describe('listModelFolders', () => {
   it('lists the model folders of a category, sorted', () => {
     const dir = tempRepo({ ...llmdModel('generative', 'B', 'b'), ...llmdModel('generative', 'A', 'a') });

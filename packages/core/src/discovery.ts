@@ -1,17 +1,16 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
-import { CATEGORIES, type Category, type Platform } from './constants.ts';
+import { CATEGORIES, UPSTREAMS, type Category, type Platform, type Upstream } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import { modelPlatform } from './config/rules.ts';
 import type { ModelEntry } from './config/types.ts';
 import { IssueList, type Issue } from './errors.ts';
-import { slugProblem } from './names.ts';
 import { displayPath } from './paths.ts';
 import { didYouMean } from './suggest.ts';
 import { invalidImageReferences } from './oci-reference.ts';
 import { MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from './yaml-source.ts';
-import { LLMD_VALUES_FOLDERS, modelUpstream } from './upstream/select.ts';
+import { DEFAULT_UPSTREAM, LLMD_VALUES_FOLDERS, migrationCommand, modelUpstream, slugProblemOn } from './upstream/select.ts';
 
 /** The values-folder prefixes of a model folder: `<prefix>-<slug>/values.yaml`. */
 export const VALUES_FOLDERS = {
@@ -160,6 +159,16 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
     }
   }
 
+  // A folder of the other set only (new-model's default set in a stack on the other one): one
+  // problem that says so, with both ways out, instead of one "has no …" per missing folder.
+  if (platform === 'llm-d' && folders.size === 0) {
+    const mismatch = otherSetProblem(config, modelsDir, category, entry, shown, folderNames(dir, read.entries));
+    if (mismatch) {
+      list.add(config.locate('model.values-missing', at('name'), mismatch));
+      return undefined;
+    }
+  }
+
   const before = list.size;
   const chosen = new Map<ValuesFolder, string>();
   for (const kind of wanted) {
@@ -188,7 +197,7 @@ function discoverOne(config: StackConfig, modelsDir: string, category: Category,
       );
     }
   }
-  const problem = slugProblem(slug);
+  const problem = slugProblemOn(slug, platform === 'llm-d' ? modelUpstream(config, entry) : DEFAULT_UPSTREAM);
   if (problem) list.add(config.locate('slug.invalid', at('name'), `${shown}: ${problem}`));
   if (list.size > before) return undefined;
 
@@ -208,7 +217,7 @@ function inlineOne(config: StackConfig, category: Category, index: number, entry
   const label = given.label ?? 'values';
   const { wanted, required } = valuesFoldersOf(config, entry, platform);
   const before = list.size;
-  const problem = slugProblem(given.slug);
+  const problem = slugProblemOn(given.slug, platform === 'llm-d' ? modelUpstream(config, entry) : DEFAULT_UPSTREAM);
   if (problem) list.add({ code: 'slug.invalid', path: `${label}.slug`, message: problem });
   const values: Partial<Record<ValuesFolder, ValuesFile>> = {};
   for (const kind of wanted) {
@@ -244,7 +253,7 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
     return undefined;
   }
   if ('problem' in read) {
-    list.add({ code: 'file.too-large', path: '', message: `the values file ${read.problem}`, file: shown });
+    list.add({ code: 'notAFile' in read ? 'file.unreadable' : 'file.too-large', path: '', message: `the values file ${read.problem}`, file: shown });
     return undefined;
   }
   const { source, issues } = parseYaml(shown, read.text);
@@ -310,4 +319,48 @@ function isFile(path: string): boolean {
 function setNamed(config: StackConfig, entry: ModelEntry, platform: Platform): string {
   if (platform !== 'llm-d' || (config.upstream === undefined && entry.upstream === undefined)) return '';
   return ` on the ${modelUpstream(config, entry)} set`;
+}
+
+/**
+ * For an llm-d model whose folder holds none of its set's values folders: when it holds another
+ * set's, the problem that says so — which folders, which set the model is on and why — with both
+ * fixes: the model's own `upstream` (the set its folders are for), or the folders of its set
+ * written beside them by `new-model` (and, for a 2026-02 folder, `migrate` to convert it later).
+ * Undefined when the folder holds no other set's folders either (the usual "has no …" applies).
+ */
+function otherSetProblem(config: StackConfig, modelsDir: string, category: Category, entry: ModelEntry, shown: string, names: readonly string[]): string | undefined {
+  const set = modelUpstream(config, entry);
+  for (const other of UPSTREAMS.filter((u) => u !== set)) {
+    const kinds: readonly ValuesFolder[] = LLMD_VALUES_FOLDERS[other].wanted;
+    const found = names.filter((name) => kinds.some((kind) => name.startsWith(`${VALUES_FOLDERS[kind]}-`) && name.length > VALUES_FOLDERS[kind].length + 1)).sort();
+    if (found.length === 0) continue;
+    const required = VALUES_FOLDERS[LLMD_VALUES_FOLDERS[other].required[0]];
+    const slugFolder = found.find((name) => name.startsWith(`${required}-`)) ?? found[0]!;
+    const slug = slugFolder.slice(slugFolder.indexOf('-') + 1);
+    const why =
+      entry.upstream !== undefined
+        ? `its entry says upstream: ${set}`
+        : config.upstream !== undefined
+          ? `the stack's app-serving:upstream is ${set}`
+          : `a stack without app-serving:upstream is on ${DEFAULT_UPSTREAM}`;
+    const keep =
+      other === DEFAULT_UPSTREAM
+        ? `keep the model on ${other} with "upstream: ${other}" on this entry (${migrationCommand(config.file)} --model ${entry.name} converts its folders later)`
+        : entry.upstream !== undefined && config.upstream === other
+          ? `put the model on ${other}: remove "upstream: ${set}" from this entry (the stack is on ${other})`
+          : `put the model on ${other} with "upstream: ${other}" on this entry${entry.upstream === undefined ? ` (or app-serving:upstream: ${other} for the whole stack)` : ''}`;
+    return `${shown} holds ${found.map((f) => `${f}/`).join(', ')}, the folders of the ${other} set, but the model is on the ${set} set (${why}): either ${keep}, or add its ${set} folders beside them with: ${newModelCommand(entry, category, slug, set, modelsDir)}`;
+  }
+  return undefined;
+}
+
+/** The `app-serving new-model` command that writes a model's folders of `set` into its existing folder. */
+function newModelCommand(entry: ModelEntry, category: Category, slug: string, set: Upstream, modelsDir: string): string {
+  // A cluster variant (`<Name>-<target>`, slug `<slug>-<target>`) whose weights come from its
+  // modelSource was made with --target: its values leave the model's location to the stack.
+  const target = /-([a-z0-9]+)$/.exec(slug)?.[1];
+  const variant = entry.modelSource !== undefined && target !== undefined && entry.name.endsWith(`-${target}`) && entry.name.length > target.length + 1;
+  const name = variant ? entry.name.slice(0, -(target!.length + 1)) : entry.name;
+  const base = variant ? slug.slice(0, -(target!.length + 1)) : slug;
+  return `app-serving new-model ${name} --category ${category} --slug ${base}${variant ? ` --target ${target}` : ''} --upstream ${set} --models-dir ${displayPath(modelsDir)}`;
 }

@@ -44,14 +44,14 @@ export {
   LABEL_NAMESPACE_NAME,
   CLUSTER_REQUIREMENTS,
 } from './constants.ts';
-export type { ChartRef, ChartKey, Platform, Category, Upstream } from './constants.ts';
-export { UPSTREAMS } from './constants.ts';
+export type { ChartRef, ChartKey, Platform, Category, Upstream, RouterGatewayClass } from './constants.ts';
+export { UPSTREAMS, ROUTER_GATEWAY_CLASSES } from './constants.ts';
 
 // Stack configuration
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, checkStackRules } from './stack.ts';
 export { stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
+export { SECRET_KEYS, MAYBE_SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
 export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
 export type {
   StackConfigInput,
@@ -84,6 +84,9 @@ export { checkConfigRules, modelPlatform } from './config/rules.ts';
 export { FEATURES, checkFeatureRules } from './features/index.ts';
 export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
+export { MAX_READY_TIMEOUT_SECONDS } from './config/schema.ts';
+export { parseStrictJson, StrictJsonError } from './strict-json.ts';
+export type { StrictJson } from './strict-json.ts';
 export { editStackText } from './config/edit.ts';
 export type { StackEdit, EditedStack } from './config/edit.ts';
 
@@ -124,6 +127,7 @@ export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecre
 export {
   AUTOSCALING_CRDS,
   AUTOSCALING_DEFAULTS,
+  AUTOSCALING_LIMITS,
   AUTOSCALING_SIGNALS,
   DEFAULT_TARGETS,
   VLLM_METRICS,
@@ -164,16 +168,28 @@ export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, Llm
 // Sets of upstream versions (2026-02: the seed's pins; 2026-08: the llm-d Router, KServe v0.20)
 export { UPSTREAM_SETS, upstreamSetOf, migrationCommand } from './upstream/sets.ts';
 export type { UpstreamSet } from './upstream/sets.ts';
-export { DEFAULT_UPSTREAM, CURRENT_UPSTREAM, modelUpstream, LLMD_VALUES_FOLDERS } from './upstream/select.ts';
+export { DEFAULT_UPSTREAM, CURRENT_UPSTREAM, modelUpstream, LLMD_VALUES_FOLDERS, slugProblemOn } from './upstream/select.ts';
 export type { LlmdGeneration, LlmdModelInput } from './upstream/generation.ts';
 export { ROUTER_CHARTS, ROUTER_CHART_OF, ROUTER_EPP_IMAGE, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, ROUTER_EPP_SELECTOR_KEY, ROUTER_KEYS, ROUTER_DEFAULTS, MODEL_SERVER_PORT, VLLM_IMAGE } from './upstream/2026-08/facts.ts';
 export type { RouterChartKey } from './upstream/2026-08/facts.ts';
-export { routerNames, gatewayServiceName, checkRouterNames } from './upstream/2026-08/names.ts';
+export { routerNames, gatewayServiceName, gatewayService, checkRouterNames } from './upstream/2026-08/names.ts';
 export type { RouterNames } from './upstream/2026-08/names.ts';
 export { readServerValues, modelServerDeployment, serverPodLabels, poolSelector, serverWeights, SERVER_KEYS } from './upstream/2026-08/server.ts';
 export type { ServerValues, ServerWeights, ModelServerInput } from './upstream/2026-08/server.ts';
 export { gatewayManifest, gatewayParametersManifest } from './upstream/2026-08/gateway.ts';
 export type { GatewayInput } from './upstream/2026-08/gateway.ts';
+export { envoyRouteManifests } from './upstream/2026-08/envoy.ts';
+export type { EnvoyRouteInput, EnvoyRouteManifests } from './upstream/2026-08/envoy.ts';
+export {
+  ENVOY_GATEWAY_VERSION,
+  ENVOY_GATEWAY_MIN_FOR_POOLS,
+  ENVOY_GATEWAY_API,
+  ENVOY_CRD_FACTS,
+  envoyGatewayClassOf,
+  envoyProxyServiceName,
+  envoyHashedName,
+} from './envoy-gateway.ts';
+export type { EnvoyGatewayClassPlan, EnvoyCrdFact } from './envoy-gateway.ts';
 export { routerValues, routerEppImage, flowControlConfig } from './upstream/2026-08/router.ts';
 export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COMMENT } from './upstream/migrate.ts';
 export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
@@ -218,6 +234,7 @@ export {
   HTPASSWD_SECRET_KEY,
   envoyAccessNames,
   envoyGatewayAccessManifests,
+  envoyRateLimit,
   htpasswdSecretManifest,
   istioAccessManifests,
   istioAccessNames,
@@ -228,6 +245,9 @@ export type { EnvoyRouteRef, IstioGatewayRef } from './features/access/manifests
 export {
   CLIENT_HEADER,
   MIN_API_KEY_LENGTH,
+  MIN_API_KEY_BITS,
+  MAX_API_KEY_LENGTH,
+  PRIVATE_JWK_MEMBERS,
   accessEnforced,
   accessPlan,
   apiKeyProblem,
@@ -254,9 +274,10 @@ export { displayPath } from './paths.ts';
 // Output safety: image references, shell commands, credentials in URLs, terminal control characters
 export { imageReferenceProblem, mirrorTargetProblem, MAX_IMAGE_NAME_LENGTH } from './oci-reference.ts';
 export { shellQuote, shellCommand } from './shell.ts';
-export { redactUrlCredentials, hasUrlCredentials } from './redact.ts';
+export { redactUrlCredentials, hasUrlCredentials, withoutUrlCredentials, isSecretParameter } from './redact.ts';
 export { escapeControlChars, INVISIBLE_FORMAT_CHARS } from './terminal.ts';
-export { readTextFile, decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export { readTextFile, decodeText, readBoundedFile, readBoundedFileSync, FileLimitError, formatLimit, describeErrno, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export type { FileLimitReason } from './text-file.ts';
 export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from './constants.ts';
 import { checkLlmdNames, kserveNames, llmdNames, slugProblem, SLUG_PATTERN } from './names.ts';
+import { slugProblemOn } from './upstream/select.ts';
 
 /** Every valid slug: a letter, then letters/digits/dashes, not ending with a dash, ≤ 33. */
 const slugArb = fc
@@ -78,6 +79,17 @@ describe('slugProblem', () => {
     expect(slugProblem('a'.repeat(34))).toBe(
       `"${'a'.repeat(34)}" is 34 characters; a slug may have at most 33, because the Istio gateway Service "infra-${'a'.repeat(34)}-inference-gateway-istio" would be 64 characters (limit 63) and the Gateway would never become Programmed`,
     );
+  });
+
+  it('on 2026-08: names that set\'s own Service, and why 33 holds there too (a model can move back)', () => {
+    expect(slugProblemOn('a'.repeat(33), '2026-08')).toBeUndefined();
+    expect(slugProblemOn('a'.repeat(34), '2026-02')).toBe(slugProblem('a'.repeat(34)));
+    expect(slugProblemOn('a'.repeat(34), '2026-08')).toMatch(/on 2026-08 the Istio gateway Service "router-a{34}-gateway-istio" \(55 characters\) fits, but the model must be able to move back to 2026-02, where its Istio gateway Service "infra-a{34}-inference-gateway-istio" would be 64 characters/);
+    // Too long on 2026-08 itself (hostile round 3, m18: a 70-character slug).
+    expect(slugProblemOn('a'.repeat(70), '2026-08')).toBe(
+      `"${'a'.repeat(70)}" is 70 characters; a slug may have at most 33, because the Istio gateway Service "router-${'a'.repeat(70)}-gateway-istio" would be 91 characters (limit 63) and the Gateway would never become Programmed`,
+    );
+    expect(slugProblemOn('Bad_Slug', '2026-08')).toMatch(/not a valid slug/);
   });
 
   it.each(['Qwen', '1abc', 'a_b', 'a-', '-a', 'a.b', 'a b', 'ä'])('rejects %j', (slug) => {

@@ -22,9 +22,18 @@ export function slugProblem(slug: string): string | undefined {
     return `"${slug}" is not a valid slug: use lower-case letters, digits and "-", starting with a letter and not ending with "-"`;
   }
   if (slug.length > LIMITS.slug) {
-    return `"${slug}" is ${slug.length} characters; a slug may have at most ${LIMITS.slug}, because the Istio gateway Service "infra-${slug}-inference-gateway-istio" would be ${30 + slug.length} characters (limit 63) and the Gateway would never become Programmed`;
+    const service = istioGatewayServiceOf2026_02(slug);
+    return `"${slug}" is ${slug.length} characters; a slug may have at most ${LIMITS.slug}, because the Istio gateway Service "${service}" would be ${service.length} characters (limit ${LIMITS.dnsLabel}) and the Gateway would never become Programmed`;
   }
   return undefined;
+}
+
+/**
+ * The Service Istio makes for the Gateway of a 2026-02 model, before llm-d-infra's cut at 63: the
+ * name that sets the slug's limit of 33 (30 + the slug's length).
+ */
+export function istioGatewayServiceOf2026_02(slug: string): string {
+  return `infra-${slug}-inference-gateway-${ISTIO_GATEWAY_CLASS}`;
 }
 
 /** Name overrides a stack may set per model. */

@@ -1,5 +1,7 @@
 import { homedir } from 'node:os';
-import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform, type Upstream } from './constants.ts';
+import { DEFAULT_CHARTS, DEFAULT_READY_TIMEOUT, GATEWAY_HTTP_PORT, EMBEDDINGS_SERVICE_PORT, HARBOR_PULL_SECRET, type Category, type ChartKey, type ChartRef, type Platform, type RouterGatewayClass, type Upstream } from './constants.ts';
+import { envoyGatewayClassOf, type EnvoyGatewayClassPlan } from './envoy-gateway.ts';
+import type { EnvoyRouteManifests } from './upstream/2026-08/envoy.ts';
 import type { AccessPlan } from './features/access/plan.ts';
 export type { AccessPlan } from './features/access/plan.ts';
 export type { AutoscalingPlan, AutoscalingPlanInput } from './features/autoscaling/plan.ts';
@@ -43,6 +45,11 @@ export interface DeploymentPlan {
   readonly models: readonly ModelPlan[];
   /** Stack-wide KServe objects (the Envoy Gateway), when any model is served by KServe. */
   readonly kserve: KserveStackPlan | null;
+  /**
+   * The stack's Envoy GatewayClass, when a model has a Gateway of Envoy Gateway (KServe's, or a
+   * 2026-08 llm-d model's of class `envoy`): one for both platforms (envoy-gateway.ts).
+   */
+  readonly envoyGatewayClass: EnvoyGatewayClassPlan | null;
   /** Every container image the stack pulls, de-duplicated. */
   readonly images: readonly ImageUse[];
   readonly warnings: readonly Issue[];
@@ -79,6 +86,8 @@ export interface LlmdModelPlanBase {
     readonly name: string;
     /** The Service clients call: the one the Gateway's controller generates, or the EPP Service. */
     readonly service: string;
+    /** The Service's namespace: the model's, or (Envoy Gateway) the controller's, `envoy-gateway-system`. */
+    readonly serviceNamespace: string;
     readonly host: string;
     readonly port: number;
     readonly url: string;
@@ -158,7 +167,7 @@ export interface LlmdRouterModelPlan extends LlmdModelPlanBase {
   readonly router: {
     readonly mode: 'gateway' | 'standalone';
     /** The Gateway's class (gateway mode), else null. */
-    readonly gatewayClass: 'istio' | 'agentgateway' | null;
+    readonly gatewayClass: RouterGatewayClass | null;
     readonly release: string;
     readonly chart: ChartRef;
     /** What Helm receives: the model's router values file merged with the programmatic values. */
@@ -172,7 +181,14 @@ export interface LlmdRouterModelPlan extends LlmdModelPlanBase {
   readonly manifests: {
     readonly modelServer: Record<string, unknown>;
     readonly gateway: Record<string, unknown> | null;
+    /** What places the gateway pods: Istio's ConfigMap or Envoy Gateway's EnvoyProxy, else null. */
     readonly gatewayParameters: Record<string, unknown> | null;
+    /**
+     * A generative model behind an Envoy Gateway (class `envoy`): Envoy Gateway's form of the pool's
+     * route — the Service of the pool's pods, the EnvoyExtensionPolicy calling the EPP, the
+     * BackendTrafficPolicy honouring its pick (and the rate limit), the HTTPRoute — else null.
+     */
+    readonly envoyRoute: EnvoyRouteManifests | null;
   };
 }
 
@@ -253,6 +269,7 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
     gpuToleration: toleration ?? null,
     models,
     kserve: models.some((m) => m.platform === 'kserve') ? kserveStackPlan(config) : null,
+    envoyGatewayClass: models.some((m) => m.platform === 'kserve' || (m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy')) ? envoyGatewayClassOf(config) : null,
     images,
     warnings,
   };
@@ -329,6 +346,19 @@ function upstreamWarnings(config: StackConfig, models: readonly DiscoveredModel[
     if (config.charts?.[key] !== undefined && !onRouter) out.push(config.locate('warning.no-effect', ['charts', key], 'has no effect: no llm-d model of the stack is on the 2026-08 set'));
   }
   const onCharts = sets.some(({ model, set }) => model.platform === 'llm-d' && set.upstream === '2026-02');
+  // modelGateway.accessLogging is llm-d-infra's Telemetry (2026-02). On 2026-08 the gateway's access
+  // logs are the gateway's own: Istio's Telemetry API (mesh-wide or for the gateway's pods) or
+  // meshConfig.accessLogFile — owned by whoever runs Istio, and not ours to half-set per Gateway.
+  const routerModels = sets.filter(({ model, set }) => model.platform === 'llm-d' && set.upstream === '2026-08').map(({ model }) => model.entry.name);
+  if (config.modelGateway?.accessLogging !== undefined && routerModels.length > 0) {
+    out.push(
+      config.locate(
+        'warning.no-effect',
+        ['modelGateway', 'accessLogging'],
+        `has no effect on ${summarizeNames(routerModels)} (the 2026-08 set), whose gateway access logs app-serving does not set: they are the gateway's own — with Istio its Telemetry API (a Telemetry with the envoy access-log provider, mesh-wide in istio-system or selecting the gateway's pods) or meshConfig.accessLogFile${onCharts ? '; it still applies to the 2026-02 models' : ''}`,
+      ),
+    );
+  }
   for (const key of ['infra', 'gaie', 'modelService'] as const) {
     if (config.charts?.[key] !== undefined && !onCharts && sets.length > 0) out.push(config.locate('warning.no-effect', ['charts', key], 'has no effect: no llm-d model of the stack is on the 2026-02 set'));
   }

@@ -1,3 +1,5 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readUpstream } from '@app-serving/test-cluster';
 import { parseAllDocuments } from 'yaml';
@@ -5,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadStackFile } from './stack.ts';
 import { planDeployment } from './plan.ts';
 import { KSERVE_CRDS, LLMD_CRDS, preflightChecks, type CrdRequirement } from './preflight.ts';
+import { accessResources } from './features/access/manifests.ts';
 
 const APP = join(import.meta.dirname, '..', '..', '..', 'apps', 'app-serving');
 const MODELS = join(APP, '..', '..', 'models');
@@ -63,6 +66,37 @@ describe('preflightChecks', () => {
     expect(checks.find((c) => c.type === 'placement')).toMatchObject({ gpusPerPod: 1, replicas: 1 });
   });
 
+  it('access: the right to create the objects that enforce it (EnvoyFilter, RequestAuthentication, AuthorizationPolicy; SecurityPolicy, BackendTrafficPolicy and the hashes\' Secret)', () => {
+    const plan = planOf('Pulumi.cloud.yaml');
+    const kserve = planOf('Pulumi.kserve.yaml');
+    const withAccess = (p: typeof plan, access: object) => ({ ...p, models: p.models.map((m) => ({ ...m, access: { mode: 'open', explicit: true, apiKeys: [], jwt: null, requestsPerMinute: null, ...access } })) }) as typeof plan;
+    // The permission checks the access adds to those of the stack as it is (open).
+    const created = (p: typeof plan) => {
+      const before = new Set(preflightChecks(p.models[0]!.platform === 'kserve' ? kserve : plan).map((c) => c.id));
+      return preflightChecks(p).filter((c) => c.type === 'permission' && !before.has(c.id)).map((c) => c.id).sort();
+    };
+    const keys = { mode: 'apiKeys', apiKeys: ['ci'], requestsPerMinute: 600 };
+    const jwt = { mode: 'jwt', jwt: { issuer: 'https://id.example.com', audiences: [], jwksUri: 'https://id.example.com/jwks', jwks: null } };
+    expect(created(withAccess(plan, keys))).toEqual(['permission:create:envoyfilters.networking.istio.io:llm-d-bge-small', 'permission:create:envoyfilters.networking.istio.io:llm-d-qwen3-06b']);
+    expect(created(withAccess(plan, jwt))).toEqual([
+      'permission:create:authorizationpolicies.security.istio.io:llm-d-bge-small',
+      'permission:create:authorizationpolicies.security.istio.io:llm-d-qwen3-06b',
+      'permission:create:requestauthentications.security.istio.io:llm-d-bge-small',
+      'permission:create:requestauthentications.security.istio.io:llm-d-qwen3-06b',
+    ]);
+    // (The KServe example creates a Secret already, its Hugging Face token: the hashes' Secret adds no check.)
+    expect(created(withAccess(kserve, keys))).toEqual([
+      'permission:create:backendtrafficpolicies.gateway.envoyproxy.io:llm-d-qwen25-05b',
+      'permission:create:securitypolicies.gateway.envoyproxy.io:llm-d-qwen25-05b',
+    ]);
+    expect(accessResources('envoy-gateway', { mode: 'apiKeys', explicit: true, apiKeys: ['ci'], jwt: null, requestsPerMinute: null })).toEqual([
+      { group: '', resource: 'secrets' },
+      { group: 'gateway.envoyproxy.io', resource: 'securitypolicies' },
+    ]);
+    // Open without a limit: nothing is created, nothing more to check.
+    expect(created(withAccess(plan, {}))).toEqual([]);
+  });
+
   it('a stack without models checks nothing', () => {
     const plan = planOf('Pulumi.cloud.yaml');
     expect(preflightChecks({ ...plan, models: [] })).toEqual([]);
@@ -91,5 +125,71 @@ describe('the CRDs preflight asks for exist upstream as we ask for them', () => 
       for (const key of field) schema = key === '[]' ? schema?.items : schema?.properties?.[key];
       expect(schema, `${crd.kind} ${field.join('.')}`).toBeDefined();
     }
+  });
+});
+
+describe('preflight of an llm-d model behind Envoy Gateway (router.gatewayClass: envoy)', () => {
+  const planEnvoy = (extra: string, entry = '') => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-preflight-'));
+    const text = readFileSync(join(APP, 'Pulumi.example.yaml'), 'utf8')
+      .replace('config:\n', `config:\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n  app-serving:apiKeys:\n    team:\n      secure: v1:AAAA:BBBB\n${extra}`)
+      .replace(/(- name: Qwen3-0\.6B-rke2\n        enabled: true\n)        access:\n          open: true[^\n]*\n/, (_, head: string) => `${head}${entry || '        access:\n          open: true\n'}`);
+    if (entry && !text.includes(entry)) throw new Error('the example stack changed: this test no longer sets the access it means to');
+    writeFileSync(join(dir, 'Pulumi.example.yaml'), text);
+    return planDeployment(loadStackFile(join(dir, 'Pulumi.example.yaml'), 'Pulumi.example.yaml', { checkRules: false }), MODELS);
+  };
+
+  it("asks Envoy Gateway's CRDs for the fields it writes, each with the release that has them; no Istio kind", () => {
+    const checks = preflightChecks(planEnvoy('', '        access:\n          apiKeys: [team]\n'));
+    const crds = checks.filter((c) => c.type === 'crd').map((c) => c.id).sort();
+    expect(crds).toEqual([
+      'crd:backendtrafficpolicies.gateway.envoyproxy.io:spec.loadBalancer.endpointOverride',
+      'crd:envoyextensionpolicies.gateway.envoyproxy.io:spec.extProc[].processingMode.request.body=FullDuplexStreamed',
+      'crd:envoyproxies.gateway.envoyproxy.io:spec.mergeType',
+      'crd:gatewayclasses.gateway.networking.k8s.io',
+      'crd:gateways.gateway.networking.k8s.io',
+      'crd:httproutes.gateway.networking.k8s.io',
+      'crd:inferenceobjectives.llm-d.ai',
+      'crd:inferencepools.inference.networking.k8s.io',
+      'crd:securitypolicies.gateway.envoyproxy.io:spec.basicAuth.forwardUsernameHeader',
+    ]);
+    const btp = checks.find((c) => c.id.startsWith('crd:backendtrafficpolicies'))!;
+    expect(btp.fix).toMatch(/install Envoy Gateway ≥ v1\.5\.0 \(the 2026-08 set is written for v1\.8\.1; .*\): older releases lack spec\.loadBalancer\.endpointOverride/);
+    expect(checks.find((c) => c.id.startsWith('crd:envoyextensionpolicies'))!.fix).toMatch(/≥ v1\.4\.0 .*older releases lack spec\.extProc\[\]\.processingMode\.request\.body: FullDuplexStreamed/);
+    expect(checks.find((c) => c.id.startsWith('crd:envoyproxies'))!.fix).toMatch(/≥ v1\.8\.0/);
+    // The embedder has no route: only the model behind the gateway needs Envoy Gateway's kinds.
+    expect(btp.models).toEqual(['Qwen3-0.6B-rke2']);
+    const ids = checks.map((c) => c.id);
+    expect(ids.some((id) => id.includes('istio'))).toBe(false);
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'permission:create:envoyextensionpolicies.gateway.envoyproxy.io:llm-d-qwen3-06b-rke2',
+        'permission:create:backendtrafficpolicies.gateway.envoyproxy.io:llm-d-qwen3-06b-rke2',
+        'permission:create:securitypolicies.gateway.envoyproxy.io:llm-d-qwen3-06b-rke2',
+        'permission:create:envoyproxies.gateway.envoyproxy.io:llm-d-qwen3-06b-rke2',
+        'permission:create:gatewayclasses.gateway.networking.k8s.io:',
+      ]),
+    );
+    // app-serving creates the class: nothing to find before up.
+    expect(ids.some((id) => id.startsWith('gateway-class:'))).toBe(false);
+  });
+
+  it('a class the cluster has (kserve.gateway.create: false) must be Envoy Gateway\'s and Accepted', () => {
+    const checks = preflightChecks(planEnvoy('  app-serving:kserve:\n    gateway:\n      className: eg\n      create: false\n'));
+    expect(checks.find((c) => c.id === 'gateway-class:eg')).toMatchObject({
+      type: 'gateway-class',
+      name: 'eg',
+      controllerName: 'gateway.envoyproxy.io/gatewayclass-controller',
+      accepted: true,
+      fix: expect.stringMatching(/install Envoy Gateway \(≥ v1\.5\.0; .*\) and create the GatewayClass eg/),
+    });
+    expect(checks.map((c) => c.id)).not.toContain('permission:create:gatewayclasses.gateway.networking.k8s.io:');
+  });
+
+  it('a JWT model with inline keys needs localJWKS (v1.4.0); one with a JWKS URI no newer field', () => {
+    const inline = preflightChecks(planEnvoy('', `        access:\n          jwt:\n            issuer: https://id.example.com\n            jwks: '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"}]}'\n`));
+    expect(inline.map((c) => c.id)).toContain('crd:securitypolicies.gateway.envoyproxy.io:spec.jwt.providers[].localJWKS');
+    const uri = preflightChecks(planEnvoy('', '        access:\n          jwt:\n            issuer: https://id.example.com\n            jwksUri: https://id.example.com/jwks\n'));
+    expect(uri.map((c) => c.id)).toContain('crd:securitypolicies.gateway.envoyproxy.io');
   });
 });

@@ -10,10 +10,12 @@ import {
   KSERVE_API,
   KSERVE_NAMESPACE,
 } from './constants.ts';
+import { ENVOY_CRD_FACTS, ENVOY_GATEWAY_API, ENVOY_GATEWAY_MIN_FOR_POOLS, ENVOY_GATEWAY_VERSION, type EnvoyCrdFact } from './envoy-gateway.ts';
 import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
 import { ROUTER_POOL_CRD_FIELDS } from './upstream/2026-08/facts.ts';
 import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
 import { AUTOSCALING_CRDS } from './features/autoscaling/facts.ts';
+import { accessResources } from './features/access/manifests.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
 import type { Toleration } from './values/scheduling.ts';
 
@@ -81,6 +83,10 @@ export interface CrdRequirement {
    * stack sets, or one that tells the supported release from an older one. `[]` steps into a list's items.
    */
   readonly fields?: readonly (readonly string[])[];
+  /** Enum values a field must list (a field older versions had with fewer values). */
+  readonly enums?: readonly { readonly field: readonly string[]; readonly value: string }[];
+  /** The first upstream release whose CRD has every field and value asked for, for the fix. */
+  readonly since?: string;
 }
 
 /** One check; `id` is stable and unique within a run (the `--json` and JUnit key). */
@@ -96,7 +102,14 @@ export type PreflightCheck = {
 } & (
   | { readonly type: 'kubernetes-version'; readonly min: string }
   | { readonly type: 'crd'; readonly crd: CrdRequirement }
-  | { readonly type: 'gateway-class'; readonly name: string }
+  | {
+      readonly type: 'gateway-class';
+      readonly name: string;
+      /** The controller it must name (a class of that name may belong to another controller). */
+      readonly controllerName?: string;
+      /** Whether its controller must have Accepted it (status condition `Accepted` True). */
+      readonly accepted?: boolean;
+    }
   | { readonly type: 'custom-object'; readonly group: string; readonly version: string; readonly plural: string; readonly namespace: string; readonly name: string }
   | { readonly type: 'envoy-inference-pool'; readonly namespace: string; readonly configMap: string; readonly key: string }
   | {
@@ -166,6 +179,8 @@ export function routerCrds(model: Pick<LlmdRouterModelPlan, 'router'>): CrdRequi
       ? [
           { group: GATEWAY_API, kind: 'Gateway', plural: 'gateways', version: 'v1' },
           { group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' },
+          // Class envoy: the stack's Envoy GatewayClass, which app-serving creates unless the cluster has it.
+          ...(model.router.gatewayClass === 'envoy' ? [{ group: GATEWAY_API, kind: 'GatewayClass', plural: 'gatewayclasses', version: 'v1' }] : []),
         ]
       : []),
     // The Router chart renders spec.appProtocol, a field GAIE v1.6 added: a cluster still on GAIE
@@ -174,6 +189,51 @@ export function routerCrds(model: Pick<LlmdRouterModelPlan, 'router'>): CrdRequi
     { group: 'llm-d.ai', kind: 'InferenceObjective', plural: 'inferenceobjectives', version: 'v1alpha2' },
     ...(gateway && model.router.gatewayClass === 'istio' ? [{ group: ISTIO_NETWORKING, kind: 'DestinationRule', plural: 'destinationrules', version: 'v1beta1' }] : []),
   ];
+}
+
+const ENVOY_POLICY = (kind: string, plural: string, facts: readonly EnvoyCrdFact[]): CrdRequirement => ({
+  group: ENVOY_GATEWAY_API.group,
+  kind,
+  plural,
+  version: ENVOY_GATEWAY_API.version,
+  ...(facts.some((f) => f.value === undefined) && { fields: facts.filter((f) => f.value === undefined).map((f) => f.field) }),
+  ...(facts.some((f) => f.value !== undefined) && { enums: facts.filter((f) => f.value !== undefined).map((f) => ({ field: f.field, value: f.value! })) }),
+  since: facts.map((f) => f.since).reduce((a, b) => (compareVersions(a, b) >= 0 ? a : b), 'v1.0.0'),
+});
+
+/**
+ * Envoy Gateway's CRDs a model's objects need, each with the fields (and enum values) app-serving
+ * writes that older releases lack (envoy-gateway.ts): a KServe model's access policies; for a
+ * 2026-08 llm-d model of class `envoy`, also the EnvoyExtensionPolicy (`FullDuplexStreamed`, v1.4.0)
+ * and BackendTrafficPolicy (`endpointOverride`, v1.5.0) of its route and the EnvoyProxy placing its
+ * proxy pods (`mergeType`, v1.8.0).
+ */
+export function envoyGatewayCrds(model: ModelPlan): CrdRequirement[] {
+  const envoyClass = model.platform === 'llm-d' && model.upstream === '2026-08' && model.router.gatewayClass === 'envoy';
+  if (model.platform !== 'kserve' && !envoyClass) return [];
+  const crds: CrdRequirement[] = [];
+  const route = envoyClass && model.platform === 'llm-d' && model.upstream === '2026-08' ? model.manifests.envoyRoute : null;
+  if (route) crds.push(ENVOY_POLICY('EnvoyExtensionPolicy', 'envoyextensionpolicies', [ENVOY_CRD_FACTS.fullDuplexStreamed]));
+  if (route || (model.platform === 'kserve' && model.access.requestsPerMinute !== null)) {
+    crds.push(ENVOY_POLICY('BackendTrafficPolicy', 'backendtrafficpolicies', route ? [ENVOY_CRD_FACTS.endpointOverride] : []));
+  }
+  const { access } = model;
+  if (access.mode !== 'open') {
+    const facts = access.mode === 'apiKeys' ? [ENVOY_CRD_FACTS.forwardUsernameHeader] : access.jwt?.jwks !== null ? [ENVOY_CRD_FACTS.localJWKS] : [];
+    crds.push(ENVOY_POLICY('SecurityPolicy', 'securitypolicies', facts));
+  }
+  if (model.platform === 'llm-d' && model.upstream === '2026-08' && model.manifests.gatewayParameters?.kind === 'EnvoyProxy') {
+    crds.push(ENVOY_POLICY('EnvoyProxy', 'envoyproxies', [ENVOY_CRD_FACTS.mergeType]));
+  }
+  return crds;
+}
+
+/** `v1.5.0` against `v1.8.1`: negative, zero or positive. */
+function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => v.replace(/^v/, '').split('.').map(Number);
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
 }
 
 /** CRDs of a KServe model on a release ({@link KSERVE_CRDS} is v0.18's). */
@@ -219,10 +279,13 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
 
   for (const model of models) {
     const crds = model.platform === 'kserve' ? kserveCrds(KSERVE_RELEASES[model.upstream ?? '2026-02']) : model.upstream === '2026-08' ? routerCrds(model) : LLMD_CRDS;
-    for (const crd of crds) {
-      const fields = crd.fields?.map(formatCrdField) ?? [];
+    for (const crd of [...crds, ...envoyGatewayCrds(model)]) {
+      const fields = [...(crd.fields?.map(formatCrdField) ?? []), ...(crd.enums?.map((e) => `${formatCrdField(e.field)}: ${e.value}`) ?? [])];
+      // Models that need more of one CRD (an EnvoyProxy, a SecurityPolicy with a newer field) get their own check.
+      const wanted = [...(crd.fields?.map(formatCrdField) ?? []), ...(crd.enums?.map((e) => `${formatCrdField(e.field)}=${e.value}`) ?? [])];
+      const id = `crd:${crdName(crd)}${crd.group === ENVOY_GATEWAY_API.group && wanted.length ? `:${wanted.join(',')}` : ''}`;
       add(model, {
-        id: `crd:${crdName(crd)}`,
+        id,
         type: 'crd',
         crd,
         title: `CRD ${crdName(crd)} serves ${crd.version}${fields.length ? ` with ${fields.join(', ')}` : ''}`,
@@ -263,7 +326,10 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
   for (const model of models) {
     if (model.platform === 'llm-d' && model.upstream === '2026-08') {
       const className = model.router.gatewayClass;
-      if (className !== null) {
+      if (className === 'envoy') {
+        const envoyClass = plan.envoyGatewayClass;
+        if (envoyClass && !envoyClass.create) add(model, envoyGatewayClassCheck(envoyClass));
+      } else if (className !== null) {
         add(model, {
           id: `gateway-class:${className}`,
           type: 'gateway-class',
@@ -285,15 +351,7 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
       });
     } else {
       const gateway = plan.kserve?.gateway;
-      if (gateway && !gateway.create) {
-        add(model, {
-          id: `gateway-class:${gateway.className}`,
-          type: 'gateway-class',
-          name: gateway.className,
-          title: `GatewayClass ${gateway.className} exists`,
-          fix: `create the GatewayClass ${gateway.className} (controllerName ${gateway.controllerName}), or set kserve.gateway.create: true to let app-serving create it`,
-        });
-      }
+      if (gateway && !gateway.create) add(model, envoyGatewayClassCheck({ name: gateway.className, controllerName: gateway.controllerName }));
       add(model, {
         id: 'envoy-inference-pool',
         type: 'envoy-inference-pool',
@@ -419,8 +477,29 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
   return [...checks.values()];
 }
 
+/**
+ * The stack's Envoy GatewayClass, when the cluster is to have it (`kserve.gateway.create: false`):
+ * it exists, names Envoy Gateway's controller, and the controller Accepted it (one check for the
+ * KServe Gateway and every llm-d Gateway of class `envoy`).
+ */
+function envoyGatewayClassCheck(envoyClass: { readonly name: string; readonly controllerName: string }): CheckInput {
+  return {
+    id: `gateway-class:${envoyClass.name}`,
+    type: 'gateway-class',
+    name: envoyClass.name,
+    controllerName: envoyClass.controllerName,
+    accepted: true,
+    title: `GatewayClass ${envoyClass.name} exists, of controller ${envoyClass.controllerName}, Accepted`,
+    fix: `install Envoy Gateway (≥ ${ENVOY_GATEWAY_MIN_FOR_POOLS}; the 2026-08 set is written for ${ENVOY_GATEWAY_VERSION}) and create the GatewayClass ${envoyClass.name} with controllerName ${envoyClass.controllerName}, or set kserve.gateway.create: true to let app-serving create it`,
+  };
+}
+
 function crdFix(crd: CrdRequirement, model: ModelPlan): string {
   const current = model.upstream === '2026-08';
+  if (crd.group === ENVOY_GATEWAY_API.group) {
+    const what = [...(crd.fields ?? []).map(formatCrdField), ...(crd.enums ?? []).map((e) => `${formatCrdField(e.field)}: ${e.value}`)];
+    return `install Envoy Gateway ≥ ${crd.since ?? ENVOY_GATEWAY_MIN_FOR_POOLS} (the 2026-08 set is written for ${ENVOY_GATEWAY_VERSION}; its gateway-crds-helm chart installs ${crd.kind})${what.length ? `: older releases lack ${what.join(', ')}` : ''}`;
+  }
   switch (crd.group) {
     case GATEWAY_API:
       return current ? 'install the Gateway API CRDs v1.5.1 (standard channel or later)' : 'install the Gateway API CRDs v1.4 (standard channel or later)';
@@ -484,6 +563,7 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     const current = model.upstream === '2026-08';
     if (!current || model.router.mode === 'gateway') kinds.push([GATEWAY_API, 'gateways', ns]);
     if (!current || model.router.gatewayClass === 'istio') kinds.push([ISTIO_NETWORKING, 'destinationrules', ns]);
+    if (current) kinds.push(...envoyKinds(plan, model, ns));
     if (model.httpRoute) kinds.push([GATEWAY_API, 'httproutes', ns]);
     if (model.gateway.accessLogging) kinds.push([ISTIO_TELEMETRY, 'telemetries', ns]);
     if (model.autoscaling) {
@@ -495,6 +575,19 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     kinds.push(['', 'serviceaccounts', ns], [KSERVE_API.group, KSERVE_API.plural, ns], [KSERVE_API.group, 'llminferenceserviceconfigs', ns]);
     const gateway = plan.kserve?.gateway;
     if (gateway?.create) kinds.push([GATEWAY_API, 'gatewayclasses', 'cluster'], [GATEWAY_API, 'gateways', gateway.namespace]);
+    kinds.push(...envoyKinds(plan, model, ns));
   }
+  // Who may call the model: the objects its gateway enforces it with (an llm-d model's Istio
+  // gateway; a KServe model's route on the Envoy Gateway), in the model's namespace.
+  for (const { group, resource } of accessResources(model.platform === 'kserve' ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
+  return kinds;
+}
+
+/** What a model creates of Envoy Gateway's kinds (its policies, the EnvoyProxy) and the key Secret, and the stack's GatewayClass. */
+function envoyKinds(plan: DeploymentPlan, model: ModelPlan, ns: string): Array<[string, string, string]> {
+  const kinds = envoyGatewayCrds(model).map((crd): [string, string, string] => [crd.group, crd.plural, ns]);
+  if (kinds.length === 0) return kinds;
+  if (model.access.mode === 'apiKeys') kinds.push(['', 'secrets', ns]);
+  if (model.platform === 'llm-d' && plan.envoyGatewayClass?.create) kinds.push([GATEWAY_API, 'gatewayclasses', 'cluster']);
   return kinds;
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { readUpstreamYaml } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_REQUIREMENTS } from './constants.ts';
+import { routerCrds } from './preflight.ts';
 
 /** The cluster prerequisites: held against the GAIE CRDs, and written where users look for them. */
 describe('cluster requirements', () => {
@@ -27,5 +28,11 @@ describe('cluster requirements', () => {
       expect(text).toContain(`\`${kind}\``);
       expect(text).toContain(group);
     }
+    // And the 2026-08 set's, side by side (preflight's routerCrds): the Router's objectives, the pool's new field, Istio, Gateway API.
+    const objectives = routerCrds({ router: { mode: 'gateway', gatewayClass: 'istio' } } as never).find((c) => c.kind === 'InferenceObjective')!;
+    expect(text).toContain(`${objectives.group}/${objectives.version}`);
+    expect(text).toContain('v1.5.1');
+    expect(text).toContain('spec.appProtocol');
+    expect(text).toContain('Istio ≥ 1.29');
   });
 });

@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRepo } from '../test/helpers.ts';
@@ -5,7 +8,7 @@ import { isStackError } from './errors.ts';
 import { loadStackFile } from './stack.ts';
 import { readValuesFile } from './discovery.ts';
 import { IssueList } from './errors.ts';
-import { decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
+import { decodeText, FileLimitError, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readBoundedFile, readBoundedFileSync, readTextFile } from './text-file.ts';
 
 
 describe('huge and binary files are refused before they are parsed', () => {
@@ -41,7 +44,7 @@ describe('huge and binary files are refused before they are parsed', () => {
 
   it('reads small text files whole', () => {
     const dir = tempRepo({ 'a.yaml': 'a: 1\n' });
-    expect(readTextFile(join(dir, 'a.yaml'), 10)).toEqual({ text: 'a: 1\n' });
+    expect(readTextFile(join(dir, 'a.yaml'), 10)).toEqual({ text: 'a: 1\n', bytes: Buffer.from('a: 1\n') });
     expect(readTextFile(join(dir, 'a.yaml'), 4)).toEqual({ problem: expect.stringMatching(/larger than/) });
   });
 });
@@ -61,5 +64,70 @@ describe('text as YAML reads it (decodeText)', () => {
     expect(decodeText(Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0]))).toEqual({ problem: 'is UTF-32 text: save it as UTF-8' });
     expect(decodeText(Buffer.from([0x61, 0, 0x62]))).toEqual({ problem: 'is a binary file, not YAML text' });
     expect(decodeText(Buffer.from([0xff, 0xfe, 0x61, 0, 0, 0]))).toEqual({ problem: 'is a binary file, not YAML text' });
+  });
+
+  it('bytes that are not UTF-8: refused at their line (Pulumi and Helm refuse them too), never read as U+FFFD', () => {
+    const latin1 = Buffer.concat([Buffer.from('config:\n  # caf'), Buffer.from([0xe9]), Buffer.from(' na\u00efve\n  a: b\n')]);
+    expect(decodeText(latin1)).toEqual({ problem: 'is not UTF-8 text: line 2 holds the byte 0xe9, which UTF-8 does not allow there (Latin-1 or Windows-1252 text?): save it as UTF-8' });
+    // A truncated sequence at the very end, an overlong encoding, a UTF-16 surrogate written as UTF-8.
+    expect(decodeText(Buffer.from([0x61, 0x0a, 0x62, 0xe2, 0x82]))).toMatchObject({ problem: expect.stringContaining('line 2 holds the byte 0xe2') });
+    expect(decodeText(Buffer.from([0x0a, 0x0a, 0xc0, 0xaf]))).toMatchObject({ problem: expect.stringContaining('line 3 holds the byte 0xc0') });
+    expect(decodeText(Buffer.from([0xed, 0xa0, 0x80]))).toMatchObject({ problem: expect.stringContaining('line 1 holds the byte 0xed') });
+    // U+FFFD written as UTF-8 is text like any other.
+    expect(decodeText(Buffer.from('a: "\ufffd"\n'))).toEqual({ text: 'a: "\ufffd"\n' });
+    const dir = tempRepo({});
+    writeFileSync(join(dir, 'Pulumi.l.yaml'), latin1);
+    expect(() => loadStackFile(join(dir, 'Pulumi.l.yaml'), 'Pulumi.l.yaml')).toThrow(/the stack file is not UTF-8 text: line 2 holds the byte 0xe9/);
+  });
+});
+
+describe('the one bounded file reader (readBoundedFileSync, readBoundedFile)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-bounded-'));
+  writeFileSync(join(dir, 'ok'), 'abc');
+  execFileSync('mkfifo', [join(dir, 'fifo')]);
+  symlinkSync('/dev/zero', join(dir, 'zero'));
+  symlinkSync('/proc/self/status', join(dir, 'proc'));
+
+  it('reads a regular file up to its limit, refuses one byte more', async () => {
+    expect(readBoundedFileSync(join(dir, 'ok'), 3).toString()).toBe('abc');
+    expect(() => readBoundedFileSync(join(dir, 'ok'), 2)).toThrow('is larger than 2 bytes (3 bytes)');
+    expect((await readBoundedFile(join(dir, 'ok'), 3)).toString()).toBe('abc');
+    await expect(readBoundedFile(join(dir, 'ok'), 2)).rejects.toThrow('is larger than 2 bytes (3 bytes)');
+  });
+
+  it.each([
+    ['fifo', 'is not a regular file (a FIFO): give the path of a file'],
+    ['zero', 'is not a regular file (a device): give the path of a file'],
+    ['.', 'is not a regular file (a folder): give the path of a file'],
+    ['proc', 'is a file of /proc, not a file on disk (its size says nothing of what reading it returns): give the path of a file'],
+    ['missing', 'cannot be read (ENOENT: no such file)'],
+  ])('refuses %s before reading a byte, with a plain sentence', async (name, message) => {
+    expect(() => readBoundedFileSync(join(dir, name), 1024)).toThrow(FileLimitError);
+    expect(() => readBoundedFileSync(join(dir, name), 1024)).toThrow(message);
+    await expect(readBoundedFile(join(dir, name), 1024)).rejects.toThrow(message);
+  });
+
+  it('readTextFile: a FIFO or a device is a problem, not a hang; a missing file throws its code', () => {
+    expect(readTextFile(join(dir, 'fifo'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a FIFO): give the path of a file', notAFile: true });
+    expect(readTextFile(join(dir, 'zero'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a device): give the path of a file', notAFile: true });
+    expect(() => readTextFile(join(dir, 'missing'), MAX_STACK_FILE_BYTES)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
+  it('the asynchronous reader gives up when the signal aborts', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('the run\'s deadline passed'));
+    await expect(readBoundedFile(join(dir, 'ok'), 3, controller.signal)).rejects.toThrow('the run\'s deadline passed');
+  });
+});
+
+describe('a values file or stack file that is not a file on disk: one plain problem, file.unreadable', () => {
+  it('a values.yaml linked to /proc/self/status, or to a FIFO: refused unread with its reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-values-'));
+    symlinkSync('/proc/self/status', join(dir, 'proc.yaml'));
+    const list = new IssueList();
+    expect(readValuesFile(join(dir, 'proc.yaml'), list)).toBeUndefined();
+    expect(list.items).toEqual([expect.objectContaining({ code: 'file.unreadable', message: expect.stringMatching(/^the values file is a file of \/proc, not a file on disk/) })]);
+    execFileSync('mkfifo', [join(dir, 'Pulumi.fifo.yaml')]);
+    expect(() => loadStackFile(join(dir, 'Pulumi.fifo.yaml'), 'Pulumi.fifo.yaml')).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ code: 'file.unreadable', message: 'the stack file is not a regular file (a FIFO): give the path of a file' })] }));
   });
 });

@@ -1,6 +1,7 @@
 import { LABEL_ROLE, shellCommand, type AnyLlmdModelPlan, type KserveModelPlan, type ModelPlan, type StoragePlan } from '@app-serving/core';
 import { checkSignal } from './clock.ts';
 import { KubeError, kubeErrorOf, labelSelector, type Cluster, type CustomObjectRef, type PodSummary } from './cluster.ts';
+import { findEnvoyGatewayService } from './endpoints.ts';
 import { DEFAULT_CHECK_TIMEOUT_MS } from './openai.ts';
 import { checkResult, timed } from './result.ts';
 import type { CheckResult, JsonValue } from './types.ts';
@@ -11,6 +12,8 @@ export interface ClusterCheckOptions {
   readonly timeoutMs?: number;
   /** Aborts the check. */
   readonly signal?: AbortSignal;
+  /** Where Envoy Gateway runs the proxies of a Gateway (class `envoy`). @default "envoy-gateway-system" */
+  readonly envoyNamespace?: string;
 }
 
 /** A check result, and whether trying again later may change it (`--wait`). */
@@ -48,7 +51,7 @@ export async function probeReady(cluster: Cluster, model: ModelPlan, options: Cl
   const result = await timed('ready', `namespace ${model.namespace}`, async () => {
     const state = new Readiness();
     try {
-      if (model.platform === 'llm-d') await llmdReadiness(cluster, model, state, signal);
+      if (model.platform === 'llm-d') await llmdReadiness(cluster, model, state, signal, options.envoyNamespace);
       else await kserveReadiness(cluster, model, state, signal);
       if (model.storage) await jobReadiness(cluster, model, model.storage, state, signal);
     } catch (error) {
@@ -120,7 +123,7 @@ function podCause(pods: readonly PodSummary[]): string {
   return 'kubectl describe pod / kubectl logs on the pods named';
 }
 
-async function llmdReadiness(cluster: Cluster, model: AnyLlmdModelPlan, state: Readiness, signal: AbortSignal): Promise<void> {
+async function llmdReadiness(cluster: Cluster, model: AnyLlmdModelPlan, state: Readiness, signal: AbortSignal, envoyNamespace?: string): Promise<void> {
   const ns = model.namespace;
   const server = model.modelServer;
   const role = (r: 'decode' | 'prefill') => ({ ...server.podLabels, [LABEL_ROLE]: r });
@@ -137,9 +140,13 @@ async function llmdReadiness(cluster: Cluster, model: AnyLlmdModelPlan, state: R
     groups.push(autoscalerState(cluster, ns, target, model.autoscaling!, signal));
   }
   if (model.category === 'generative') {
+    const gatewayPods =
+      model.upstream === '2026-08' && model.router.gatewayClass === 'envoy'
+        ? envoyGatewayPods(cluster, { name: model.gateway.name, namespace: ns }, model.gateway.port, signal, envoyNamespace)
+        : servicePods(cluster, ns, model.gateway.service, signal);
     groups.push(
-      servicePods(cluster, ns, model.gateway.service, signal).then((r) => (s) =>
-        r.pods ? podGroup(s, 'gateway', r.pods, 1, `behind Service ${model.gateway.service}`) : gatewayMissing(s, model, r.problem),
+      gatewayPods.then((r) => (s) =>
+        r.pods ? podGroup(s, 'gateway', r.pods, 1, `behind Service ${r.service ?? model.gateway.service}`) : gatewayMissing(s, model, r.problem),
       ),
     );
     groups.push(
@@ -203,12 +210,23 @@ function gatewayMissing(state: Readiness, model: AnyLlmdModelPlan, problem: stri
   );
 }
 
+type ServicePods = { pods: PodSummary[]; problem: ''; service?: string } | { pods: null; problem: string; service?: undefined };
+
 /** The pods behind a Service (by its selector). */
-async function servicePods(cluster: Cluster, namespace: string, service: string, signal: AbortSignal): Promise<{ pods: PodSummary[]; problem: '' } | { pods: null; problem: string }> {
+async function servicePods(cluster: Cluster, namespace: string, service: string, signal: AbortSignal): Promise<ServicePods> {
   const svc = await cluster.readService(namespace, service, signal);
   if (!svc) return { pods: null, problem: `Service ${service} not found` };
   if (!svc.selector) return { pods: null, problem: `Service ${service} has no selector` };
   return { pods: await cluster.listPods(namespace, svc.selector, signal), problem: '' };
+}
+
+/** The proxy pods of a Gateway of Envoy Gateway, behind the Service it made (found by its labels, endpoints.ts). */
+async function envoyGatewayPods(cluster: Cluster, gateway: { name: string; namespace: string }, port: number, signal: AbortSignal, envoyNamespace?: string): Promise<ServicePods> {
+  const found = await findEnvoyGatewayService(cluster, gateway, port, signal, envoyNamespace);
+  if ('problem' in found) return { pods: null, problem: found.problem };
+  const { service } = found;
+  if (!service.selector) return { pods: null, problem: `Service ${service.namespace}/${service.name} has no selector` };
+  return { pods: await cluster.listPods(service.namespace, service.selector, signal), problem: '', service: `${service.namespace}/${service.name}` };
 }
 
 /** Like Promise.all, but waits for every promise before rethrowing the first error (no API call left running). */

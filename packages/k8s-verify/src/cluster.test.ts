@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startFakeKube } from '../test/fake-kube.ts';
 import { httpGet as get } from '../test/http-get.ts';
 import { startModelServer } from '../test/model-server.ts';
-import { createCluster, execOutcome, KubeError, labelSelector, podSummary } from './cluster.ts';
+import { createCluster, execOutcome, KubeError, labelSelector, lastErrorLine, podSummary } from './cluster.ts';
 
 const signal = () => AbortSignal.timeout(5000);
 
@@ -149,6 +149,19 @@ describe('pure helpers', () => {
         status: { phase: 'Running', containerStatuses: [{ name: 'vllm', ready: false, restartCount: 5, image: '', imageID: '', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { reason: 'OOMKilled', exitCode: 137 } } }] },
       }).problem,
     ).toBe('container vllm: CrashLoopBackOff (last exit: OOMKilled 137)');
+    // The end of the log the kubelet keeps (FallbackToLogsOnError): the line that says why.
+    const message = 'INFO 12-06 api_server.py: args: …\nusage: vllm serve [model_tag] [options]\nvllm serve: error: unrecognized arguments: --max-modle-len 2048\n';
+    expect(
+      podSummary({
+        ...base,
+        status: { phase: 'Running', containerStatuses: [{ name: 'modelserver', ready: false, restartCount: 2, image: '', imageID: '', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { reason: 'Error', exitCode: 2, message } } }] },
+      }).problem,
+    ).toBe('container modelserver: CrashLoopBackOff (last exit: Error 2: vllm serve: error: unrecognized arguments: --max-modle-len 2048)');
+    expect(lastErrorLine('Traceback (most recent call last):\n  File "x.py", line 1\nValueError: max_model_len (99999) is greater than the model\'s context length\nINFO shutting down\n')).toBe(
+      "ValueError: max_model_len (99999) is greater than the model's context length",
+    );
+    expect(lastErrorLine('all good\n')).toBe('all good');
+    expect(lastErrorLine('\n \n')).toBeNull();
     expect(podSummary({ ...base, status: { phase: 'Running', containerStatuses: [{ name: 'vllm', ready: false, restartCount: 0, image: '', imageID: '', state: { running: {} } }] } }).problem).toBe(
       'container vllm running but not ready (readiness probe failing: model still loading?)',
     );

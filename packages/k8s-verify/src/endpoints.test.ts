@@ -3,7 +3,7 @@ import { startFakeKube } from '../test/fake-kube.ts';
 import { httpGet as get } from '../test/http-get.ts';
 import { startModelServer } from '../test/model-server.ts';
 import { createCluster } from './cluster.ts';
-import { ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, openKserveEndpoint, openServiceEndpoint } from './endpoints.ts';
+import { ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, openEnvoyGatewayEndpoint, openKserveEndpoint, openServiceEndpoint } from './endpoints.ts';
 
 const signal = () => AbortSignal.timeout(5000);
 const owning = { [ENVOY_OWNING_GATEWAY_NAME]: 'gw', [ENVOY_OWNING_GATEWAY_NAMESPACE]: 'kserve' };
@@ -61,6 +61,26 @@ describe('openKserveEndpoint', () => {
     const cluster = await createCluster(kube.kubeConfig());
     await expect(openKserveEndpoint(cluster, { gateway: { name: 'gw', namespace: 'kserve' } }, 'http://10.0.0.9/ns/k', signal())).rejects.toThrow(
       /^no Envoy Gateway Service for Gateway kserve\/gw \(labels gateway\.envoyproxy\.io\/owning-gateway-name=gw,gateway\.envoyproxy\.io\/owning-gateway-namespace=kserve\) to reach 10\.0\.0\.9: forbidden: cannot list services in namespace envoy-gateway-system .*; is Envoy Gateway running\? Otherwise use --base-url$/,
+    );
+  });
+});
+
+describe('openEnvoyGatewayEndpoint (a 2026-08 llm-d model of class envoy)', () => {
+  it("finds the proxy Service Envoy Gateway made for the model's Gateway by its labels, whatever its hashed name", async () => {
+    const server = await startModelServer({ models: ['m'] });
+    const labels = { [ENVOY_OWNING_GATEWAY_NAME]: 'router-m-gateway', [ENVOY_OWNING_GATEWAY_NAMESPACE]: 'llm-d-m' };
+    const kube = await startFakeKube({
+      services: [{ namespace: 'envoy-gateway-system', name: 'envoy-llm-d-m-router-m-gateway-0123abcd', labels, selector: labels, ports: [{ port: 80, targetPort: 10080 }] }],
+      pods: [{ namespace: 'envoy-gateway-system', name: 'envoy-1', labels, forward: { 10080: server.port } }],
+    });
+    const cluster = await createCluster(kube.kubeConfig());
+    const endpoint = await openEnvoyGatewayEndpoint(cluster, { name: 'router-m-gateway', namespace: 'llm-d-m' }, 80, signal());
+    expect(endpoint.via).toBe('port-forward svc/envoy-llm-d-m-router-m-gateway-0123abcd:80 → pod/envoy-1:10080');
+    expect(await get(`${endpoint.url}/v1/models`)).toContain('"id":"m"');
+    await endpoint.close();
+    const none = await startFakeKube({});
+    await expect(openEnvoyGatewayEndpoint(await createCluster(none.kubeConfig()), { name: 'router-m-gateway', namespace: 'llm-d-m' }, 80, signal())).rejects.toThrow(
+      'no Envoy Gateway Service for Gateway llm-d-m/router-m-gateway (labels gateway.envoyproxy.io/owning-gateway-name=router-m-gateway,gateway.envoyproxy.io/owning-gateway-namespace=llm-d-m): envoy-gateway-system: none; llm-d-m: none; is Envoy Gateway running? Otherwise use --base-url',
     );
   });
 });

@@ -98,25 +98,54 @@ export async function openKserveEndpoint(
   if (dns) {
     opened = await openServiceEndpoint(cluster, dns[3]!, dns[1]!, port, signal);
   } else {
-    const selector = { [ENVOY_LABEL_OWNING_GATEWAY_NAME]: model.gateway.name, [ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE]: model.gateway.namespace };
-    const problems: string[] = [];
-    let svc: ServiceSummary | undefined;
-    for (const namespace of [...new Set([envoyNamespace, model.gateway.namespace])]) {
-      try {
-        const services = await cluster.listServices(namespace, selector, signal);
-        svc = services.find((s) => s.ports.some((p) => p.port === port));
-        if (svc) break;
-        problems.push(services.length ? `${namespace}: no Service with port ${port}` : `${namespace}: none`);
-      } catch (error) {
-        problems.push(kubeErrorOf(error, 'list', 'services', namespace, signal).message);
-      }
-    }
-    if (!svc) {
-      throw new EndpointError(
-        `no Envoy Gateway Service for Gateway ${model.gateway.namespace}/${model.gateway.name} (labels ${labelSelector(selector)}) to reach ${url.host}: ${problems.join('; ')}; is Envoy Gateway running? Otherwise use --base-url`,
-      );
-    }
-    opened = await openServicePods(cluster, svc, port, signal);
+    const found = await findEnvoyGatewayService(cluster, model.gateway, port, signal, envoyNamespace);
+    if ('problem' in found) throw new EndpointError(`${found.missing} to reach ${url.host}: ${found.why}; is Envoy Gateway running? Otherwise use --base-url`);
+    opened = await openServicePods(cluster, found.service, port, signal);
   }
   return { ...opened, url: opened.url + prefix, ...(headers && { headers }), via: `${opened.via} (${url.host}${prefix})` };
+}
+
+/**
+ * The Service Envoy Gateway made for a Gateway's proxy, with a port `port`: found by its
+ * owning-gateway labels in its controller namespace (`envoy-gateway-system` unless told otherwise)
+ * or, in Gateway namespace mode, the Gateway's own — whatever its name (EG hashes it; an EnvoyProxy
+ * may name it). KServe's Gateway and a 2026-08 llm-d model's of class `envoy` are found alike.
+ */
+export async function findEnvoyGatewayService(
+  cluster: Cluster,
+  gateway: { readonly name: string; readonly namespace: string },
+  port: number,
+  signal: AbortSignal,
+  envoyNamespace: string = ENVOY_GATEWAY_NAMESPACE,
+): Promise<{ service: ServiceSummary } | { problem: string; missing: string; why: string }> {
+  const selector = { [ENVOY_LABEL_OWNING_GATEWAY_NAME]: gateway.name, [ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE]: gateway.namespace };
+  const problems: string[] = [];
+  for (const namespace of [...new Set([envoyNamespace, gateway.namespace])]) {
+    try {
+      const services = await cluster.listServices(namespace, selector, signal);
+      const service = services.find((s) => s.ports.some((p) => p.port === port));
+      if (service) return { service };
+      problems.push(services.length ? `${namespace}: no Service with port ${port}` : `${namespace}: none`);
+    } catch (error) {
+      problems.push(kubeErrorOf(error, 'list', 'services', namespace, signal).message);
+    }
+  }
+  const missing = `no Envoy Gateway Service for Gateway ${gateway.namespace}/${gateway.name} (labels ${labelSelector(selector)})`;
+  return { problem: `${missing}: ${problems.join('; ')}`, missing, why: problems.join('; ') };
+}
+
+/**
+ * Opens the gateway of a 2026-08 llm-d model of class `envoy` from outside the cluster: the
+ * Service Envoy Gateway made for its Gateway ({@link findEnvoyGatewayService}), port-forwarded.
+ */
+export async function openEnvoyGatewayEndpoint(
+  cluster: Cluster,
+  gateway: { readonly name: string; readonly namespace: string },
+  port: number,
+  signal: AbortSignal,
+  envoyNamespace: string = ENVOY_GATEWAY_NAMESPACE,
+): Promise<OpenEndpoint> {
+  const found = await findEnvoyGatewayService(cluster, gateway, port, signal, envoyNamespace);
+  if ('problem' in found) throw new EndpointError(`${found.problem}; is Envoy Gateway running? Otherwise use --base-url`);
+  return openServicePods(cluster, found.service, port, signal);
 }

@@ -49,11 +49,17 @@ export { loadKubeconfig, connectCluster } from './kubeconfig.ts';
 export type { KubeconfigOptions, ResolvedKubeconfig } from './kubeconfig.ts';
 export { createCluster, KubeError, labelSelector } from './cluster.ts';
 export type { Cluster, PodSummary, ServiceSummary, JobSummary, ExecOutcome, Tunnel, CustomObjectRef } from './cluster.ts';
-export { openServiceEndpoint, openKserveEndpoint, EndpointError, ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, ENVOY_GATEWAY_SYSTEM_NAMESPACE } from './endpoints.ts';
+export { openServiceEndpoint, openKserveEndpoint, openEnvoyGatewayEndpoint, findEnvoyGatewayService, EndpointError, ENVOY_OWNING_GATEWAY_NAME, ENVOY_OWNING_GATEWAY_NAMESPACE, ENVOY_GATEWAY_SYSTEM_NAMESPACE } from './endpoints.ts';
 export type { OpenEndpoint } from './endpoints.ts';
 
 // HTTP, diagnosis and utilities
 export { RequestError, SseParser, MAX_BODY_BYTES, MAX_SSE_LINE_BYTES, MAX_SSE_EVENTS } from './http.ts';
+// The bounds of every reader (docs/cli.md, Limits; a test holds the table to these).
+export { readBody, getJson, BodyReadError, AnswerError, MAX_JSON_DEPTH, MAX_TEXT_LENGTH } from './bounded.ts';
+export { MAX_API_BODY_BYTES } from './api.ts';
+export { MAX_KUBECONFIG_BYTES, MAX_KUBECONFIG_FILES } from './kubeconfig.ts';
+export { MAX_CREDENTIAL_FILE_BYTES, MAX_PLUGIN_OUTPUT_BYTES } from './credentials.ts';
+export { MAX_OUTSIDE_ANSWER_BYTES } from './preflight.ts';
 export type { Endpoint, RequestErrorKind } from './http.ts';
 export { EPP_EMBEDDINGS_REJECTION } from './diagnose.ts';
 export type { RouteContext } from './diagnose.ts';

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadStackFile, planDeployment, preflightChecks, type DeploymentPlan } from '@app-serving/core';
-import { readUpstreamYaml } from '@app-serving/test-cluster';
+import { readUpstreamYaml, upstreamPath } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
 import { formatPreflight, formatPreflightJunit } from './preflight-format.ts';
 import { KubeError } from './cluster.ts';
@@ -213,6 +213,74 @@ describe('the Istio checks (a stand-in reader): istiod\'s version and inference 
     const ids = (plan: DeploymentPlan) => preflightIds(plan).filter((id) => id.startsWith('istio'));
     expect(ids(planOf('Pulumi.kserve.yaml'))).toEqual([]);
     expect(ids(current)).toEqual(['istio:1.29', 'istio-support']);
+  });
+});
+
+describe('runPreflight of an llm-d model behind Envoy Gateway (router.gatewayClass: envoy), against the real CRDs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-preflight-envoy-'));
+  const file = join(dir, 'Pulumi.envoy.yaml');
+  writeFileSync(
+    file,
+    readFileSync(join(APP, 'Pulumi.example.yaml'), 'utf8').replace(
+      'config:\n',
+      'config:\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n  app-serving:kserve:\n    gateway:\n      className: eg\n      create: false\n',
+    ),
+  );
+  const plan = planDeployment(loadStackFile(file, 'Pulumi.envoy.yaml', { checkRules: false }), join(APP, '..', '..', 'models'));
+  // Every CRD of the 2026-08 set as upstream ships it (Envoy Gateway v1.8.1's among them).
+  const crds = Object.fromEntries(
+    readdirSync(upstreamPath('current/crds'))
+      .flatMap((f) => readUpstreamYaml(`current/crds/${f}`) as any[])
+      .filter((d) => d?.kind === 'CustomResourceDefinition')
+      .map((d) => [d.metadata.name, d]),
+  );
+  const accepted = { type: 'Accepted', status: 'True', reason: 'Accepted' };
+  const cluster = (over: { crds?: Record<string, any>; gatewayClass?: any } = {}): PreflightReader => {
+    const base = reader({ nodes: [{ name: 'n', labels: { workload: 'gpu' }, taints: [{ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' }], unschedulable: false, gpus: 8 }] });
+    return {
+      ...base,
+      get: async (ref, signal) => {
+        if (ref.plural === 'customresourcedefinitions') return (over.crds ?? crds)[ref.name] ?? null;
+        if (ref.plural === 'gatewayclasses') return over.gatewayClass === undefined ? { spec: { controllerName: 'gateway.envoyproxy.io/gatewayclass-controller' }, status: { conditions: [accepted] } } : over.gatewayClass;
+        return base.get(ref, signal);
+      },
+    };
+  };
+  const envoyFails = async (reader: PreflightReader) => fails(await runPreflight(plan, { reader })).filter((f) => /gateway\.envoyproxy\.io|gateway-class/.test(f));
+
+  it("passes with Envoy Gateway v1.8.1's CRDs and an Accepted class of its controller", async () => {
+    expect(await envoyFails(cluster())).toEqual([]);
+  });
+
+  it('refuses CRDs older than the fields it writes, naming the release that has them', async () => {
+    const old = structuredClone(crds);
+    const btp = old['backendtrafficpolicies.gateway.envoyproxy.io'];
+    for (const v of btp.spec.versions) delete v.schema.openAPIV3Schema.properties.spec.properties.loadBalancer.properties.endpointOverride;
+    const eep = old['envoyextensionpolicies.gateway.envoyproxy.io'];
+    for (const v of eep.spec.versions) {
+      const body = v.schema.openAPIV3Schema.properties.spec.properties.extProc.items.properties.processingMode.properties.request.properties.body;
+      body.enum = body.enum.filter((e: string) => e !== 'FullDuplexStreamed');
+    }
+    const result = await runPreflight(plan, { reader: cluster({ crds: old }) });
+    const failed = result.checks.filter((c) => c.status === 'fail' && c.id.includes('gateway.envoyproxy.io'));
+    expect(failed.map((c) => c.message).sort()).toEqual([
+      'CRD backendtrafficpolicies.gateway.envoyproxy.io v1alpha1 has no field spec.loadBalancer.endpointOverride: the installed version is too old',
+      'CRD envoyextensionpolicies.gateway.envoyproxy.io v1alpha1 does not take spec.extProc[].processingMode.request.body: FullDuplexStreamed: the installed version is too old',
+    ]);
+    expect(failed.find((c) => c.id.startsWith('crd:backendtrafficpolicies'))!.fix).toMatch(/^install Envoy Gateway ≥ v1\.5\.0 /);
+  });
+
+  it("the class must be Envoy Gateway's, and Accepted by it", async () => {
+    expect(await envoyFails(cluster({ gatewayClass: null }))).toEqual(['gateway-class:eg: GatewayClass eg does not exist']);
+    expect(await envoyFails(cluster({ gatewayClass: { spec: { controllerName: 'istio.io/gateway-controller' }, status: { conditions: [accepted] } } }))).toEqual([
+      'gateway-class:eg: GatewayClass eg belongs to controller istio.io/gateway-controller, not gateway.envoyproxy.io/gatewayclass-controller',
+    ]);
+    expect(
+      await envoyFails(cluster({ gatewayClass: { spec: { controllerName: 'gateway.envoyproxy.io/gatewayclass-controller' }, status: { conditions: [{ type: 'Accepted', status: 'False', reason: 'InvalidParameters', message: 'EnvoyProxy not found' }] } } })),
+    ).toEqual(['gateway-class:eg: GatewayClass eg is not accepted by gateway.envoyproxy.io/gatewayclass-controller: Accepted False (InvalidParameters): EnvoyProxy not found']);
+    expect(await envoyFails(cluster({ gatewayClass: { spec: { controllerName: 'gateway.envoyproxy.io/gatewayclass-controller' } } }))).toEqual([
+      'gateway-class:eg: GatewayClass eg is not accepted by gateway.envoyproxy.io/gatewayclass-controller: no Accepted condition: is its controller running?',
+    ]);
   });
 });
 

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { parse as parseYaml } from 'yaml';
 import { preflightChecks, formatCrdField, GPU_RESOURCE, ISTIO, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
 import { ApiError, KubeApi } from './api.ts';
-import { bounded, clip } from './bounded.ts';
+import { AnswerError, bounded, clip, getJson } from './bounded.ts';
 import { DeadlineError, abortKind, checkSignal, formatMs } from './clock.ts';
 import { KubeError, kubeErrorOf } from './cluster.ts';
 import { Redactor } from './redact.ts';
@@ -89,7 +89,7 @@ export interface PreflightOptions extends Omit<KubeconfigOptions, 'stackKubeconf
   readonly signal?: AbortSignal;
   /** Resolves a hostname (the Harbor check); default: the system resolver. */
   readonly resolveHost?: (host: string, signal: AbortSignal) => Promise<void>;
-  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: fetch, answers capped at 1 MiB. */
+  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: the bounded reader's getJson, answers capped at 1 MiB, never inflated or redirected. */
   readonly httpGetJson?: (url: string, signal: AbortSignal) => Promise<unknown>;
   /** Each finished check, as it finishes. */
   readonly onCheck?: (result: PreflightCheckResult) => void;
@@ -203,15 +203,15 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
   } catch (error) {
     const kind = abortKind(signal);
     let message: string;
-    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): the API server is slow or unreachable`;
+    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): ${answerer(check)} is slow or unreachable`;
     else if (kind === 'deadline') message = (signal.reason as Error).message;
     else if (error instanceof KubeError) message = error.message;
     else if (kind === 'aborted') message = `cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`;
     // The checks read nothing but the API server's answers: what else fails is an answer not shaped as Kubernetes shapes it.
     else message = `the API server's answer cannot be read as a Kubernetes object (${clip(error instanceof Error ? error.message : String(error), 200)})`;
-    if (kind === 'timeout' || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
+    if ((kind === 'timeout' && answerer(check) === API_SERVER) || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
     outcome = { status: 'fail', message };
-    fix = errorFix(kind, error, timeoutMs);
+    fix = kind === 'timeout' && answerer(check) !== API_SERVER ? `make sure ${answerer(check)} answers from here, or allow each check longer with --timeout (it was ${formatMs(timeoutMs)})` : errorFix(kind, error, timeoutMs);
   }
   const failed = outcome.status === 'fail';
   return {
@@ -225,6 +225,15 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
     fix: failed ? fix : null,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+const API_SERVER = 'the API server';
+
+/** Who a check waits for: the API server, or a server outside the cluster (Prometheus from here, the DNS resolver). */
+function answerer(check: PreflightCheck): string {
+  if (check.type === 'prometheus' && !inClusterService(check.address)) return `the Prometheus at ${check.address}`;
+  if (check.type === 'registry-dns') return `the DNS resolver (looking up ${check.host})`;
+  return API_SERVER;
 }
 
 /** The fix of a check that failed because the API server refused, failed or did not answer. */
@@ -410,10 +419,18 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const version = versions.find((v) => v.name === crd.version);
       const served = versions.filter((v) => v.served === true && typeof v.name === 'string').map((v) => clip(v.name as string, 60));
       if (version?.served !== true) return fail(`CRD ${name} does not serve ${crd.version} (it serves ${clip(served.join(', '), 300) || 'nothing'})`);
-      for (const field of crd.fields ?? []) {
+      const schemaAt = (field: readonly string[]) => {
         let schema: Record<string, any> | undefined = asObject(asObject(version.schema).openAPIV3Schema);
         for (const key of field) schema = schema ? asObjectOrUndefined(key === '[]' ? schema.items : asObject(schema.properties)[key]) : undefined;
-        if (!schema) return fail(`CRD ${name} ${crd.version} has no field ${formatCrdField(field)}: the installed version is too old`);
+        return schema;
+      };
+      for (const field of crd.fields ?? []) {
+        if (!schemaAt(field)) return fail(`CRD ${name} ${crd.version} has no field ${formatCrdField(field)}: the installed version is too old`);
+      }
+      for (const { field, value } of crd.enums ?? []) {
+        const schema = schemaAt(field);
+        const values = Array.isArray(schema?.enum) ? schema.enum : null;
+        if (!values || !values.includes(value)) return fail(`CRD ${name} ${crd.version} does not take ${formatCrdField(field)}: ${value}: the installed version is too old`);
       }
       return pass(`CRD ${name} serves ${served.join(', ')}`);
     }
@@ -421,7 +438,17 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       const object = await reader.get({ group: 'gateway.networking.k8s.io', version: 'v1', plural: 'gatewayclasses', name: check.name }, signal);
       if (!object) return fail(`GatewayClass ${check.name} does not exist`);
       const controller = asObject(object.spec).controllerName;
-      return pass(`GatewayClass ${check.name} (controller ${typeof controller === 'string' ? clip(controller, 200) : 'unknown'})`);
+      const shown = typeof controller === 'string' ? clip(controller, 200) : 'unknown';
+      if (check.controllerName !== undefined && controller !== check.controllerName) return fail(`GatewayClass ${check.name} belongs to controller ${shown}, not ${check.controllerName}`);
+      if (check.accepted) {
+        const conditions = Array.isArray(asObject(object.status).conditions) ? (asObject(object.status).conditions as unknown[]).map(asObject) : [];
+        const accepted = conditions.find((c) => c.type === 'Accepted');
+        if (accepted?.status !== 'True') {
+          const why = accepted ? `Accepted ${clip(String(accepted.status), 20)}${typeof accepted.reason === 'string' ? ` (${clip(accepted.reason, 100)})` : ''}${typeof accepted.message === 'string' ? `: ${clip(accepted.message, 300)}` : ''}` : 'no Accepted condition: is its controller running?';
+          return fail(`GatewayClass ${check.name} is not accepted by ${shown}: ${why}`);
+        }
+      }
+      return pass(`GatewayClass ${check.name} (controller ${shown}${check.accepted ? ', Accepted' : ''})`);
     }
     case 'custom-object': {
       const object = await reader.get({ group: check.group, version: check.version, plural: check.plural, name: check.name, namespace: check.namespace }, signal);
@@ -479,7 +506,9 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       } catch (error) {
         if (signal.aborted) throw error;
         const how = service ? `through the API server's service proxy (${service.namespace}/${service.name}:${service.port})` : 'from here';
-        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof Error ? error.message : String(error), 300)}`);
+        // An answer that is not one (too large, compressed, a redirect, not JSON) is said as such: it did answer.
+        if (error instanceof AnswerError && error.kind === 'answer') return fail(`${check.address} ${error.message}: not Prometheus's build info (at ${path})`);
+        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof AnswerError ? error.message.replace(/^does not answer \((.*)\)$/, '$1') : error instanceof Error ? error.message : String(error), 300)}`);
       }
       const data = asObject(asObject(answer).data);
       return asObject(answer).status === 'success'
@@ -559,11 +588,12 @@ export function inClusterService(address: string): { namespace: string; name: st
   return { name: match[1]!, namespace: match[2]!, port: url.port ? Number(url.port) : scheme === 'https' ? 443 : 80, scheme };
 }
 
-async function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
-  const res = await fetch(url, { signal, redirect: 'error' });
-  const text = (await res.text()).slice(0, 1024 * 1024);
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  return JSON.parse(text);
+/** Largest answer of a server outside the cluster read (Prometheus's build info is under 1 KiB): 1 MiB. */
+export const MAX_OUTSIDE_ANSWER_BYTES = 1024 * 1024;
+
+/** GETs JSON through the one bounded reader: at most 1 MiB, never inflated, never redirected, under the check's signal. */
+function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
+  return getJson(url, { limit: MAX_OUTSIDE_ANSWER_BYTES, signal });
 }
 
 async function defaultResolve(host: string, signal: AbortSignal): Promise<void> {

@@ -102,6 +102,20 @@ describe('verifyPlan through a cluster (fake API server, real port-forwards)', (
     expect(JSON.parse(formatJson(result))).toEqual(result);
   });
 
+  it("llm-d behind Envoy Gateway (class envoy): the gateway is the proxy Envoy Gateway made, found by its labels in its namespace", async () => {
+    const envoyPlan = planOf([{ category: 'generative', name: 'Gen', slug: 'gen' }], { upstream: '2026-08', gatewayClass: 'envoy' });
+    const { kube, cluster: c } = await cluster({}, envoyPlan);
+    const result = await verifyPlan(envoyPlan, { cluster: c });
+    expect(statuses(result)).toEqual({ Gen: ['ready:pass', 'pulled:skip', 'models:pass', 'chat:pass', 'chat-stream:pass', 'completions:pass'] });
+    const service = envoyPlan.models[0]!.platform === 'llm-d' ? envoyPlan.models[0]!.gateway.service : '';
+    expect(service).toMatch(/^envoy-llm-d-gen-router-gen-gateway-[0-9a-f]{8}$/);
+    expect(result.models[0]!.endpoints[0]!.via).toBe(`port-forward svc/${service}:80 → pod/${service}-5c6d7-xk2p9:10080`);
+    expect(result.models[0]!.checks[0]!.message).toContain(`gateway 1/1 Ready`);
+    expect(kube.log).toContain(
+      'GET /api/v1/namespaces/envoy-gateway-system/services?labelSelector=gateway.envoyproxy.io/owning-gateway-name=router-gen-gateway,gateway.envoyproxy.io/owning-gateway-namespace=llm-d-gen',
+    );
+  });
+
   it('reports a failing model and keeps verifying the others', async () => {
     const { cluster: c } = await cluster({ server: (name) => (name === 'Gen' ? { routes: { 'POST /v1/chat/completions': reply(500, { error: { message: 'boom' } }) } } : {}) });
     const result = await verifyPlan(plan, { cluster: c });

@@ -5,7 +5,7 @@ import { accessHeaders, checkRefusesAnonymous, tokenSecrets, withoutCredentials 
 import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
 import { labelSelector, type Cluster } from './cluster.ts';
-import { EndpointError, ENVOY_GATEWAY_SYSTEM_NAMESPACE, openKserveEndpoint, openServiceEndpoint, type OpenEndpoint } from './endpoints.ts';
+import { EndpointError, ENVOY_GATEWAY_SYSTEM_NAMESPACE, openEnvoyGatewayEndpoint, openKserveEndpoint, openServiceEndpoint, type OpenEndpoint } from './endpoints.ts';
 import { MAX_DURATION_MS } from './duration.ts';
 import { VerifyError } from './errors.ts';
 import { joinUrl, type Endpoint } from './http.ts';
@@ -266,7 +266,7 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
 
   try {
     if (cluster) {
-      await step('ready', async () => (await waitFor('ready', model, run, (signal) => probeReady(cluster, model, { timeoutMs: run.timeoutMs, signal }))).result);
+      await step('ready', async () => (await waitFor('ready', model, run, (signal) => probeReady(cluster, model, { timeoutMs: run.timeoutMs, signal, envoyNamespace: run.envoyNamespace }))).result);
       await step('pulled', () => checkPulled(cluster, model, { timeoutMs: run.timeoutMs, signal: run.signal }));
     } else {
       record(skipped('ready', noCluster));
@@ -448,7 +448,15 @@ async function primaryEndpoint(model: ModelPlan, run: Run, address: string | nul
 
 async function gatewayEndpoint(model: AnyLlmdModelPlan, run: Run): Promise<Endpoint & { via: string; close?: () => Promise<void> }> {
   if (run.mode === 'service-dns') return { url: model.gateway.url, via: `Service ${model.gateway.service}:${model.gateway.port} (in-cluster DNS)` };
-  return openServiceEndpoint(run.cluster!, model.namespace, model.gateway.service, model.gateway.port, checkSignal(run.timeoutMs, run.signal));
+  const signal = checkSignal(run.timeoutMs, run.signal);
+  // Envoy Gateway's Service is in its own namespace under a hashed name: found by its labels, as for KServe.
+  if (onEnvoyGateway(model)) return openEnvoyGatewayEndpoint(run.cluster!, { name: model.gateway.name, namespace: model.namespace }, model.gateway.port, signal, run.envoyNamespace);
+  return openServiceEndpoint(run.cluster!, model.namespace, model.gateway.service, model.gateway.port, signal);
+}
+
+/** A 2026-08 llm-d model behind a Gateway of Envoy Gateway (`router.gatewayClass: envoy`). */
+function onEnvoyGateway(model: AnyLlmdModelPlan): boolean {
+  return model.upstream === '2026-08' && model.router.gatewayClass === 'envoy';
 }
 
 function routeHint(model: ModelPlan, run: Run): RouteHint {

@@ -77,19 +77,26 @@ function deployLlmd(kube: FakeKube, model: AnyLlmdModelPlan, server: ModelServer
   for (let i = 0; i < model.modelServer.prefillReplicas; i += 1) {
     state.pods.push({ namespace: ns, name: `${model.modelServer.prefillDeployment}-5b2a${i}`, labels: { ...model.modelServer.podLabels, [LABEL_ROLE]: 'prefill' } });
   }
-  // Istio's Deployment and Service for the Gateway.
-  const gatewayLabels = { [ISTIO_GATEWAY_NAME_LABEL]: model.gateway.name };
-  state.pods.push({ namespace: ns, name: `${model.gateway.service}-6d8b9`, labels: gatewayLabels, containers: [{ name: 'istio-proxy' }], forward: { 80: (gateway ?? server).port } });
-  state.services.push({
-    namespace: ns,
-    name: model.gateway.service,
-    labels: gatewayLabels,
-    selector: gatewayLabels,
-    ports: [
-      { name: 'status-port', port: 15021, targetPort: 15021 },
-      { name: 'default', port: model.gateway.port, targetPort: 80 },
-    ],
-  });
+  if (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy') {
+    // Envoy Gateway's proxy Deployment and Service for the Gateway, in its own namespace, under its hashed name.
+    const owning = { [ENVOY_OWNING_GATEWAY_NAME]: model.gateway.name, [ENVOY_OWNING_GATEWAY_NAMESPACE]: ns };
+    state.pods.push({ namespace: ENVOY_GATEWAY_SYSTEM_NAMESPACE, name: `${model.gateway.service}-5c6d7-xk2p9`, labels: { 'app.kubernetes.io/name': 'envoy', ...owning }, containers: [{ name: 'envoy', ports: [{ name: 'http-10080', containerPort: 10080 }] }], forward: { 10080: (gateway ?? server).port } });
+    state.services.push({ namespace: ENVOY_GATEWAY_SYSTEM_NAMESPACE, name: model.gateway.service, labels: owning, selector: { 'app.kubernetes.io/name': 'envoy', ...owning }, ports: [{ name: 'http-80', port: model.gateway.port, targetPort: 10080 }] });
+  } else {
+    // Istio's Deployment and Service for the Gateway.
+    const gatewayLabels = { [ISTIO_GATEWAY_NAME_LABEL]: model.gateway.name };
+    state.pods.push({ namespace: ns, name: `${model.gateway.service}-6d8b9`, labels: gatewayLabels, containers: [{ name: 'istio-proxy' }], forward: { 80: (gateway ?? server).port } });
+    state.services.push({
+      namespace: ns,
+      name: model.gateway.service,
+      labels: gatewayLabels,
+      selector: gatewayLabels,
+      ports: [
+        { name: 'status-port', port: 15021, targetPort: 15021 },
+        { name: 'default', port: model.gateway.port, targetPort: 80 },
+      ],
+    });
+  }
   // The EPP (GAIE) and its Service.
   const eppLabels = { [GAIE_EPP_LABEL]: model.inferencePool.epp };
   state.pods.push({ namespace: ns, name: `${model.inferencePool.epp}-84c6d`, labels: eppLabels, containers: [{ name: 'epp' }] });

@@ -20,7 +20,7 @@ export interface ModelSpec {
  * Plans a stack of `specs` with core's own `planDeployment`, from model folders and a stack file
  * written to a temporary directory: every name the checks use comes from core, as in production.
  */
-export function planOf(specs: readonly ModelSpec[]): DeploymentPlan {
+export function planOf(specs: readonly ModelSpec[], options: { readonly upstream?: '2026-08'; readonly gatewayClass?: 'istio' | 'agentgateway' | 'envoy' } = {}): DeploymentPlan {
   const dir = mkdtempSync(join(tmpdir(), 'k8s-verify-plan-'));
   try {
     const write = (path: string, text: string) => {
@@ -35,6 +35,8 @@ export function planOf(specs: readonly ModelSpec[]): DeploymentPlan {
       if (spec.platform === 'kserve') {
         write(`${folder}/kserve-${spec.slug}/values.yaml`, spec.pull ? `model:\n  name: ${served}\n` : `model:\n  name: ${served}\n  uri: hf://${served}\n`);
         if (spec.pull) source = `\n        modelSource:\n          huggingFace:\n            repo: ${served}\n          storageSize: 5Gi`;
+      } else if (options.upstream === '2026-08') {
+        write(`${folder}/server-${spec.slug}/values.yaml`, `image: vllm/vllm-openai:v0.30.0\nservedModelName: ${served}\n`);
       } else {
         write(`${folder}/gaie-${spec.slug}/values.yaml`, 'inferenceExtension:\n  replicas: 1\n');
         const prefill = spec.prefill ? `prefill:\n  create: true\n  replicas: ${spec.prefill}\n` : '';
@@ -50,7 +52,8 @@ export function planOf(specs: readonly ModelSpec[]): DeploymentPlan {
       .filter((c) => entries[c].length)
       .map((c) => `    ${c}:\n${entries[c].join('\n')}`)
       .join('\n');
-    write('Pulumi.test.yaml', `config:\n  app-serving:cloudProvider: cloud\n${harbor}  app-serving:models:\n${models}\n`);
+    const set = options.upstream ? `  app-serving:upstream: ${options.upstream}\n${options.gatewayClass ? `  app-serving:router:\n    gatewayClass: ${options.gatewayClass}\n` : ''}` : '';
+    write('Pulumi.test.yaml', `config:\n  app-serving:cloudProvider: cloud\n${set}${harbor}  app-serving:models:\n${models}\n`);
     return planDeployment(loadStackFile(join(dir, 'Pulumi.test.yaml')), join(dir, 'models'));
   } finally {
     rmSync(dir, { recursive: true, force: true });

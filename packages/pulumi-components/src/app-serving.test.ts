@@ -1,8 +1,18 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { Secret, loadStackConfigFromMap, planDeployment } from '@app-serving/core';
+import { Secret, loadStackConfigFromMap, loadStackFile, planDeployment } from '@app-serving/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { MODELS_DIR, dependencyDepth, examplePlan, kservePlan, record, valueOf, type Recording } from '../test/harness.ts';
+import { APP_DIR, FIXTURES, MODELS_DIR, dependencyDepth, examplePlan, fixtureModelsDir, kservePlan, record, valueOf, type Recording } from '../test/harness.ts';
+
+/** A stack file of this text, in a folder of its own. */
+function writeStack(name: string, text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'app-serving-stack-')), name);
+  writeFileSync(file, text);
+  return file;
+}
 import { AppServing } from './app-serving.ts';
 import type { LlmdGenerativeOutputs, ModelOutputs } from './model-outputs.ts';
 import { isSecretValue } from './mock-runtime.ts';
@@ -116,6 +126,40 @@ describe('AppServing', () => {
     expect(await valueOf(tiny.inferencePoolName)).toBe(tinyPlan.inferencePool);
     expect(await valueOf(tiny.servedModelName)).toBe(tinyPlan.servedModelName);
     expect(app.models.sim!.platform).toBe('llm-d');
+  });
+
+  it("the stack's Envoy GatewayClass: once for llm-d models of class envoy and KServe; moving between the two keeps the object", async () => {
+    const onEnvoy = (text: string) => text.replace('config:\n', 'config:\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n');
+    const kindPlan = planDeployment(loadStackFile(writeStack('Pulumi.kind.yaml', onEnvoy(readFileSync(join(APP_DIR, 'Pulumi.kind.yaml'), 'utf8')))), MODELS_DIR);
+    const llmdOnly = await record(() => new AppServing('app', { plan: kindPlan }));
+    // No KServe Gateway: the stack makes the class itself, with its provider; the model's Gateway waits for it.
+    expect(llmdOnly.children('app')).toContain('kubernetes:gateway.networking.k8s.io/v1:GatewayClass app-envoy-gateway-class');
+    const stackClass = llmdOnly.get('app-envoy-gateway-class');
+    expect(llmdOnly.revealed('app-envoy-gateway-class')).toMatchObject({ metadata: { name: 'envoy' }, spec: { controllerName: 'gateway.envoyproxy.io/gatewayclass-controller' } });
+    expect(stackClass.provider).toMatch(/app-provider/);
+    expect(llmdOnly.dependencies('app-sim-infra-gateway')).toContain('app-envoy-gateway-class');
+
+    const mixedPlan = planDeployment(loadStackFile(writeStack('Pulumi.kserve.yaml', onEnvoy(readFileSync(join(FIXTURES, 'Pulumi.kserve.yaml'), 'utf8')))), fixtureModelsDir());
+    const mixed = await record(() => new AppServing('app', { plan: mixedPlan, hfToken: pulumi.secret('hf') }));
+    // With a KServe Gateway, its class is the one: none of the stack's own, and the llm-d Gateway waits for KServe's.
+    expect(mixed.children('app')).not.toContain('kubernetes:gateway.networking.k8s.io/v1:GatewayClass app-envoy-gateway-class');
+    expect(mixed.dependencies('app-sim-infra-gateway')).toContain('app-kserve-gateway-gateway-class');
+    const kserveClass = mixed.get('app-kserve-gateway-gateway-class');
+    // Each takes the other's URN as an alias: adding or removing the last KServe model moves the class,
+    // never replaces it. (The engine's URNs name every parent type; the mock's record only the last.)
+    const classType = 'kubernetes:gateway.networking.k8s.io/v1:GatewayClass';
+    expect(stackClass.options.aliases).toEqual([`urn:pulumi:test::proj::app-serving:index:AppServing$app-serving:kserve:KserveGateway$${classType}::app-kserve-gateway-gateway-class`]);
+    expect(kserveClass.options.aliases).toEqual([`urn:pulumi:test::proj::app-serving:index:AppServing$${classType}::app-envoy-gateway-class`]);
+    expect(kserveClass.name).toBe('app-kserve-gateway-gateway-class');
+
+    // A class the cluster has (kserve.gateway.create: false): nothing to create, nothing to wait for.
+    const givenPlan = planDeployment(
+      loadStackFile(writeStack('Pulumi.kind.yaml', onEnvoy(readFileSync(join(APP_DIR, 'Pulumi.kind.yaml'), 'utf8')).replace('config:\n', 'config:\n  app-serving:kserve:\n    gateway:\n      className: eg\n      create: false\n'))),
+      MODELS_DIR,
+    );
+    const given = await record(() => new AppServing('app', { plan: givenPlan }));
+    expect(given.resources.some((r) => r.type.endsWith(':GatewayClass'))).toBe(false);
+    expect(given.revealed('app-sim-infra-gateway')).toMatchObject({ spec: { gatewayClassName: 'eg' } });
   });
 
   it('kserve stack with the cluster’s own Gateway: none created', async () => {

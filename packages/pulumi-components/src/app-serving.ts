@@ -1,8 +1,22 @@
 import { homedir } from 'node:os';
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { Secret as CoreSecret, apiKeyProblem, expandHome, formatIssue, isSecret, isStackError, loadStackConfigFromMap, planDeployment, type DeploymentPlan, type Secret } from '@app-serving/core';
+import {
+  RESOURCE_TYPES,
+  Secret as CoreSecret,
+  apiKeyProblem,
+  envoyGatewayClassManifest,
+  expandHome,
+  formatIssue,
+  isSecret,
+  isStackError,
+  loadStackConfigFromMap,
+  planDeployment,
+  type DeploymentPlan,
+  type Secret,
+} from '@app-serving/core';
 import { TYPE_TOKENS, childName } from './component-names.ts';
+import { customResource } from './custom-resource.ts';
 import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
 import { LlmdModel } from './llmd-model.ts';
@@ -83,7 +97,13 @@ export interface AppServingConfigArgs {
  *
  * Children: `<name>-provider` (`pulumi:providers:kubernetes`, only when the caller gives no
  * Kubernetes provider), `<name>-kserve-gateway`
- * ({@link KserveGateway}, optional) and `<name>-<slug>` per model.
+ * ({@link KserveGateway}, optional), `<name>-envoy-gateway-class` (the stack's Envoy GatewayClass,
+ * when llm-d models of class `envoy` need it and no KServe Gateway makes it) and `<name>-<slug>` per model.
+ *
+ * The stack's Envoy GatewayClass is one object whoever needs it (core `envoyGatewayClassOf`): the
+ * KServe Gateway's child when the stack has one, else its own. Each takes the other's URN as an
+ * alias, so that adding or removing the stack's last KServe model moves it without replacing it
+ * (a replacement would create a second object of the same name first, which the API server refuses).
  */
 export class AppServing extends pulumi.ComponentResource {
   /**
@@ -97,6 +117,8 @@ export class AppServing extends pulumi.ComponentResource {
   /** True when {@link provider} is the caller's: the component built none. */
   readonly callerProvider: boolean;
   readonly kserveGateway: KserveGateway | undefined;
+  /** The stack's Envoy GatewayClass when the stack creates it and a Gateway of Envoy Gateway needs it (the KServe Gateway's, or its own). */
+  readonly envoyGatewayClass: k8s.apiextensions.CustomResource | undefined;
   /** The model components by slug. */
   readonly components: Readonly<Record<string, LlmdModel | LlmdRouterModel | KserveModel>>;
   /** Outputs per model, by slug: switch on `platform` (and, for llm-d, `category`); see {@link ModelOutputs}. */
@@ -196,14 +218,39 @@ export class AppServing extends pulumi.ComponentResource {
       childOptions<pulumi.ComponentResourceOptions>(this, inherited, [], this.callerProvider ? {} : { providers: [this.provider] });
 
     const gateway = plan.kserve?.gateway;
+    const kserveGatewayName = childName(name, 'kserve-gateway');
+    const stackClassName = childName(name, 'envoy-gateway-class');
+    const classType = `kubernetes:${RESOURCE_TYPES.gatewayClass.apiVersion}:${RESOURCE_TYPES.gatewayClass.kind}`;
     this.kserveGateway =
       gateway && gateway.create
         ? new KserveGateway(
-            childName(name, 'kserve-gateway'),
-            { name: gateway.name, namespace: gateway.namespace, className: gateway.className, controllerName: gateway.controllerName, port: gateway.port },
+            kserveGatewayName,
+            {
+              name: gateway.name,
+              namespace: gateway.namespace,
+              className: gateway.className,
+              controllerName: gateway.controllerName,
+              port: gateway.port,
+              gatewayClassAliases: [pulumi.createUrn(stackClassName, classType, this)],
+            },
             modelOptions(),
           )
         : undefined;
+    const envoyClass = plan.envoyGatewayClass;
+    const llmdOnEnvoy = plan.models.some((m) => m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy');
+    this.envoyGatewayClass =
+      this.kserveGateway?.gatewayClass ??
+      (envoyClass?.create && llmdOnEnvoy
+        ? customResource(
+            stackClassName,
+            RESOURCE_TYPES.gatewayClass,
+            envoyGatewayClassManifest({ className: envoyClass.name, controllerName: envoyClass.controllerName }),
+            childOptions(this, inherited, [], {
+              ...(this.callerProvider ? {} : { provider: this.provider }),
+              aliases: [pulumi.createUrn(childName(kserveGatewayName, 'gateway-class'), classType, pulumi.createUrn(kserveGatewayName, TYPE_TOKENS.KserveGateway, this))],
+            }),
+          )
+        : undefined);
 
     const harbor = plan.harbor ? { harborHostname: plan.harbor.hostname, harborUser: plan.harbor.user, harborToken: args.harborToken } : {};
     const keysOf = (model: { access?: { apiKeys: readonly string[] } }) =>
@@ -216,7 +263,9 @@ export class AppServing extends pulumi.ComponentResource {
       if (model.platform === 'llm-d') {
         const prometheus = model.autoscaling?.prometheus.secret ? { prometheusCredentials: args.prometheusCredentials } : {};
         const modelArgs = { ...harbor, ...timeout, ...prometheus, ...keysOf(model) };
-        const c = model.upstream === '2026-08' ? new LlmdRouterModel(child, { plan: model, ...modelArgs }, modelOptions()) : new LlmdModel(child, { plan: model, ...modelArgs }, modelOptions());
+        const envoy = model.upstream === '2026-08' && model.router.gatewayClass === 'envoy' && this.envoyGatewayClass ? { envoyGatewayClass: this.envoyGatewayClass } : {};
+        const c =
+          model.upstream === '2026-08' ? new LlmdRouterModel(child, { plan: model, ...modelArgs, ...envoy }, modelOptions()) : new LlmdModel(child, { plan: model, ...modelArgs }, modelOptions());
         components[model.slug] = c;
         models[model.slug] = c.outputs;
       } else {

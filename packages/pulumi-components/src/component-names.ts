@@ -18,6 +18,7 @@ export const TYPE_TOKENS = {
   RouterGateway: 'app-serving:llmd:RouterGateway',
   Router: 'app-serving:llmd:Router',
   ModelServer: 'app-serving:llmd:ModelServer',
+  EnvoyRoute: 'app-serving:llmd:EnvoyRoute',
   KserveGateway: 'app-serving:kserve:KserveGateway',
   KserveModel: 'app-serving:kserve:KserveModel',
   ModelAutoscaling: 'app-serving:autoscaling:ModelAutoscaling',

@@ -12,7 +12,7 @@ export type { AppServingArgs, AppServingConfigArgs } from './app-serving.ts';
 export type { ModelOutputs, LlmdModelOutputs, LlmdGenerativeOutputs, LlmdEmbedderOutputs, KserveModelOutputs } from './model-outputs.ts';
 export { LlmdModel } from './llmd-model.ts';
 export type { LlmdModelArgs } from './llmd-model.ts';
-export { LlmdRouterModel, Router, RouterGateway, ModelServer } from './llmd-router-model.ts';
+export { LlmdRouterModel, Router, RouterGateway, ModelServer, EnvoyRoute } from './llmd-router-model.ts';
 export type { LlmdRouterModelArgs, RouterArgs, RouterGatewayArgs } from './llmd-router-model.ts';
 export { KserveModel } from './kserve-model.ts';
 export type { KserveModelArgs } from './kserve-model.ts';

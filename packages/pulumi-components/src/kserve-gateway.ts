@@ -28,6 +28,11 @@ export interface KserveGatewayArgs {
    * @default 80
    */
   readonly port?: pulumi.Input<number>;
+  /**
+   * Earlier URNs of the GatewayClass (the stack's own Envoy GatewayClass, {@link AppServing}'s, when
+   * the stack had llm-d models of class `envoy` and no KServe model): it is taken over, not replaced.
+   */
+  readonly gatewayClassAliases?: readonly pulumi.Input<pulumi.URN | pulumi.Alias>[];
 }
 
 /**
@@ -52,7 +57,12 @@ export class KserveGateway extends pulumi.ComponentResource {
       port: args.port ?? GATEWAY_HTTP_PORT,
     });
     const inherited = opts?.dependsOn;
-    this.gatewayClass = customResource(childName(name, 'gateway-class'), RESOURCE_TYPES.gatewayClass, gateway.apply(envoyGatewayClassManifest), childOptions(this, inherited));
+    this.gatewayClass = customResource(
+      childName(name, 'gateway-class'),
+      RESOURCE_TYPES.gatewayClass,
+      gateway.apply(envoyGatewayClassManifest),
+      childOptions(this, inherited, [], args.gatewayClassAliases?.length ? { aliases: [...args.gatewayClassAliases] } : undefined),
+    );
     this.gateway = customResource(
       childName(name, 'gateway'),
       RESOURCE_TYPES.gateway,

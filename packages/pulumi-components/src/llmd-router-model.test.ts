@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
+import * as k8s from '@pulumi/kubernetes';
 import { loadStackFile, planDeployment, type LlmdRouterModelPlan } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
 import { APP_DIR, MODELS_DIR, allStrings, examplePlan, record, valueOf } from '../test/harness.ts';
@@ -84,5 +85,84 @@ describe('LlmdRouterModel (the 2026-08 set)', () => {
   it('refuses a plan of the other set, and the other component refuses this one', () => {
     expect(() => new LlmdRouterModel('x', { plan: examplePlan('example').models[0] as never, ...harbor })).toThrow(/LlmdRouterModel deploys models of the 2026-08 set/);
     expect(() => new LlmdModel('y', { plan: routerModel('Qwen3-0.6B-rke2') as never, ...harbor })).toThrow(/LlmdModel deploys models of the 2026-02 set/);
+  });
+});
+
+describe('LlmdRouterModel behind Envoy Gateway (router.gatewayClass: envoy)', () => {
+  /** An example stack on class envoy, its first model's access replaced by `access` when given. */
+  const planWith = (stack: string, extra: string, access?: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-router-envoy-'));
+    const file = join(dir, `Pulumi.${stack}.yaml`);
+    let text = readFileSync(join(APP_DIR, `Pulumi.${stack}.yaml`), 'utf8').replace('config:\n', `config:\n  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n${extra}`);
+    if (access !== undefined) {
+      const replaced = text.replace(/        access:\n          open: true[^\n]*\n/, access);
+      if (replaced === text) throw new Error(`Pulumi.${stack}.yaml changed: no open access to replace`);
+      text = replaced;
+    }
+    writeFileSync(file, text);
+    return planDeployment(loadStackFile(file, undefined, { checkRules: false }), MODELS_DIR);
+  };
+  const KEY = 'team-key-0123456789abcdefghij';
+
+  it("EG's route, the policies before the HTTPRoute, access on the route, the rate limit in the route's one BackendTrafficPolicy", async () => {
+    const plan = planWith(
+      'example',
+      '  app-serving:apiKeys:\n    team:\n      secure: v1:AAAA:BBBB\n',
+      '        access:\n          apiKeys: [team]\n          rateLimit:\n            requestsPerMinute: 60\n',
+    );
+    const model = routerModel('Qwen3-0.6B-rke2', plan);
+    expect(model.access).toMatchObject({ mode: 'apiKeys', apiKeys: ['team'], requestsPerMinute: 60 });
+    const rec = await record(() => new LlmdRouterModel('q', { plan: model, ...harbor, apiKeys: { team: pulumi.secret(KEY) } }));
+    expect(rec.children('q')).toEqual([
+      'app-serving:access:ModelAccess q-access',
+      'app-serving:llmd:EnvoyRoute q-route',
+      'app-serving:llmd:ModelServer q-model-server',
+      'app-serving:llmd:Router q-router',
+      'app-serving:llmd:RouterGateway q-infra',
+      'app-serving:model:ModelNamespace q-namespace',
+      'app-serving:storage:ModelStorage q-storage',
+    ]);
+    expect(rec.children('q-route')).toEqual([
+      'kubernetes:core/v1:Service q-route-service',
+      'kubernetes:gateway.envoyproxy.io/v1alpha1:BackendTrafficPolicy q-route-backend-traffic',
+      'kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyExtensionPolicy q-route-extension-policy',
+      'kubernetes:gateway.networking.k8s.io/v1:HTTPRoute q-route-http-route',
+    ]);
+    // Access makes the SecurityPolicy and the keys' Secret; no BackendTrafficPolicy of its own (EG takes one per route).
+    expect(rec.children('q-access')).toEqual(['kubernetes:core/v1:Secret q-access-api-keys', 'kubernetes:gateway.envoyproxy.io/v1alpha1:SecurityPolicy q-access-security-policy']);
+    expect(rec.revealed('q-access-security-policy').spec).toMatchObject({ targetRefs: [{ kind: 'HTTPRoute', name: 'router-qwen3-06b-rke2-route' }], basicAuth: { users: { name: 'router-qwen3-06b-rke2-route-api-keys' } } });
+    expect(rec.get('q-access-api-keys').inputs.stringData).toMatchObject({ value: expect.anything() });
+    expect(allStrings(rec.resources.map((r) => redactSecrets(r.inputs))).filter((s) => s.includes(KEY))).toEqual([]);
+    // The route's objects are core's, exactly.
+    const route = model.manifests.envoyRoute!;
+    expect(rec.revealed('q-route-backend-traffic')).toMatchObject({ metadata: route.backendTrafficPolicy.metadata, spec: { ...(route.backendTrafficPolicy.spec as object), rateLimit: expect.anything() } });
+    expect(rec.revealed('q-route-extension-policy')).toMatchObject({ apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyExtensionPolicy', spec: route.extensionPolicy.spec });
+    expect(rec.revealed('q-route-http-route')).toMatchObject({ kind: 'HTTPRoute', spec: route.httpRoute.spec });
+    expect(rec.revealed('q-route-service')).toMatchObject({ metadata: { name: 'router-qwen3-06b-rke2-pool' }, spec: route.service.spec });
+    // Order: the policies and the Service before the route; the route after the model serves, the EPP is up and access is in place.
+    const ns = ['q-namespace-namespace', 'q-namespace-pull-secret'];
+    const before = [...ns, 'q-access-api-keys', 'q-access-security-policy', 'q-model-server-deployment', 'q-router-chart'];
+    expect(rec.dependencies('q-route-service')).toEqual(expect.arrayContaining(before));
+    expect(rec.dependencies('q-route-http-route')).toEqual(expect.arrayContaining([...before, 'q-route-service', 'q-route-extension-policy', 'q-route-backend-traffic']));
+    expect(rec.dependencies('q-infra-gateway-alias')).toEqual(expect.arrayContaining(['q-route-http-route']));
+    // The proxy pods are placed by an EnvoyProxy the Gateway names.
+    expect(rec.get('q-infra-gateway-parameters').type).toBe('kubernetes:gateway.envoyproxy.io/v1alpha1:EnvoyProxy');
+    expect(rec.dependencies('q-infra-gateway')).toEqual(expect.arrayContaining(['q-infra-gateway-parameters']));
+    for (const r of rec.kubernetesObjects()) expect(kubernetesProblems(rec.revealed(r.name)), r.name).toEqual([]);
+    // The alias points at Envoy Gateway's Service, in its namespace.
+    expect(rec.revealed('q-infra-gateway-alias').spec).toMatchObject({ type: 'ExternalName', externalName: expect.stringMatching(/^envoy-llm-d-qwen3-06b-rke2-router-qwen3-06b-rke2-gatew-[0-9a-f]{8}\.envoy-gateway-system\.svc\.cluster\.local$/) });
+  });
+
+  it('an open model with a rate limit: no access component, the limit in the route\'s policy; the Gateway waits for the class it is given', async () => {
+    const model = routerModel('Sim', planWith('kind', '', '        access:\n          open: true\n          rateLimit:\n            requestsPerMinute: 100\n'));
+    expect((model.manifests.envoyRoute!.backendTrafficPolicy.spec as any).rateLimit).toEqual({ type: 'Local', local: { rules: [{ limit: { requests: 100, unit: 'Minute' } }] } });
+    const rec = await record(() => {
+      const gatewayClass = new k8s.apiextensions.CustomResource('stack-class', { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', spec: {} });
+      return new LlmdRouterModel('s', { plan: model, envoyGatewayClass: gatewayClass });
+    });
+    expect(rec.children('s').some((c) => c.includes('ModelAccess'))).toBe(false);
+    expect(rec.dependencies('s-infra-gateway')).toContain('stack-class');
+    // The kind stack places nothing: no EnvoyProxy.
+    expect(rec.resources.some((r) => r.name === 's-infra-gateway-parameters')).toBe(false);
   });
 });

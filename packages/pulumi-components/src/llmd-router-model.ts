@@ -1,21 +1,27 @@
 import * as pulumi from '@pulumi/pulumi';
 import * as k8s from '@pulumi/kubernetes';
-import { gatewayAliasManifest, RESOURCE_TYPES, type ChartRef, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
+import { accessEnforced, gatewayAliasManifest, RESOURCE_TYPES, type ChartRef, type EnvoyRouteManifests, type LlmdRouterModelPlan, type PostRenderPatch, type Values } from '@app-serving/core';
 import { createChart } from './chart.ts';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { customResource } from './custom-resource.ts';
 import { EmbeddingService } from './embedding-service.ts';
 import { istioAccess, llmdFoundation } from './llmd-common.ts';
-import type { ModelAccess } from './model-access.ts';
+import { ModelAccess } from './model-access.ts';
 import { ModelAutoscaling } from './model-autoscaling.ts';
 import type { ModelNamespace } from './model-namespace.ts';
 import type { LlmdModelOutputs } from './model-outputs.ts';
 import { resolveModelPlan, type ModelPlanSource } from './model-plan.ts';
 import type { ModelStorage } from './model-storage.ts';
-import { childOptions, whenReady } from './options.ts';
+import { childOptions, whenReady, type DependsOn } from './options.ts';
 
 /** Arguments of {@link LlmdRouterModel}: a 2026-08 plan entry (or a model folder to plan here) and the Harbor credentials. */
-export type LlmdRouterModelArgs = Omit<ModelPlanSource<LlmdRouterModelPlan>, 'hfToken'>;
+export type LlmdRouterModelArgs = Omit<ModelPlanSource<LlmdRouterModelPlan>, 'hfToken'> & {
+  /**
+   * The stack's Envoy GatewayClass when the stack creates it (class `envoy`: {@link AppServing}'s, or
+   * the {@link KserveGateway}'s): the model's Gateway waits for it.
+   */
+  readonly envoyGatewayClass?: pulumi.Resource;
+};
 
 /** Arguments of {@link RouterGateway}. */
 export interface RouterGatewayArgs {
@@ -23,36 +29,41 @@ export interface RouterGatewayArgs {
   readonly slug: pulumi.Input<string>;
   /** The Gateway (gateway mode), as core builds it; none in standalone mode. */
   readonly gateway?: Record<string, unknown> | null;
-  /** Istio's parameters ConfigMap placing the gateway pods, as core builds it. */
+  /** What places the gateway pods, as core builds it: Istio's ConfigMap, or Envoy Gateway's EnvoyProxy. */
   readonly parameters?: Record<string, unknown> | null;
+  /** What the Gateway waits for besides its parameters (the stack's Envoy GatewayClass). */
+  readonly gatewayClass?: pulumi.Resource;
   /** The ExternalName alias `llmd-gateway-<slug>` and the host it points at (the gateway Service, or the Router's proxy). */
   readonly gatewayAlias: pulumi.Input<string>;
   readonly gatewayHost: pulumi.Input<string>;
 }
 
 /**
- * How clients reach a 2026-08 llm-d model: its Gateway (gateway mode: the Gateway and, for Istio, the
- * parameters ConfigMap that places its pods) and the alias `llmd-gateway-<slug>`.
+ * How clients reach a 2026-08 llm-d model: its Gateway (gateway mode: the Gateway and what places
+ * its pods — Istio's parameters ConfigMap, Envoy Gateway's EnvoyProxy) and the alias `llmd-gateway-<slug>`.
  *
  * Registered under the logical name of 2026-02's {@link LlmdInfra} (`<model>-infra`) with an alias
  * of its type: the alias Service keeps its identity when a model moves from 2026-02, so Pulumi
  * updates its target in place instead of creating a second Service of the same name.
  *
- * Children: `<name>-gateway` (Gateway), `<name>-gateway-parameters` (ConfigMap), `<name>-gateway-alias` (Service).
+ * Children: `<name>-gateway` (Gateway), `<name>-gateway-parameters` (ConfigMap, or EnvoyProxy), `<name>-gateway-alias` (Service).
  */
 export class RouterGateway extends pulumi.ComponentResource {
   readonly gateway: k8s.apiextensions.CustomResource | undefined;
-  readonly parameters: k8s.core.v1.ConfigMap | undefined;
+  readonly parameters: k8s.core.v1.ConfigMap | k8s.apiextensions.CustomResource | undefined;
   readonly gatewayAlias: k8s.core.v1.Service;
 
   constructor(name: string, args: RouterGatewayArgs, opts?: pulumi.ComponentResourceOptions) {
     super(TYPE_TOKENS.RouterGateway, name, {}, pulumi.mergeOptions(opts ?? {}, { aliases: [{ type: TYPE_TOKENS.LlmdInfra }] }));
     const inherited = opts?.dependsOn;
-    this.parameters = args.parameters
-      ? new k8s.core.v1.ConfigMap(childName(name, 'gateway-parameters'), args.parameters as k8s.core.v1.ConfigMapArgs, childOptions(this, inherited))
-      : undefined;
+    const parameters = args.parameters;
+    this.parameters = !parameters
+      ? undefined
+      : parameters.kind === RESOURCE_TYPES.envoyProxy.kind
+        ? customResource(childName(name, 'gateway-parameters'), RESOURCE_TYPES.envoyProxy, parameters as never, childOptions(this, inherited))
+        : new k8s.core.v1.ConfigMap(childName(name, 'gateway-parameters'), parameters as k8s.core.v1.ConfigMapArgs, childOptions(this, inherited));
     this.gateway = args.gateway
-      ? customResource(childName(name, 'gateway'), RESOURCE_TYPES.gateway, args.gateway as never, childOptions(this, inherited, [this.parameters]))
+      ? customResource(childName(name, 'gateway'), RESOURCE_TYPES.gateway, args.gateway as never, childOptions(this, inherited, [this.parameters, args.gatewayClass]))
       : undefined;
     const alias = pulumi
       .output({ name: args.gatewayAlias, namespace: args.namespace, slug: args.slug, gatewayHost: args.gatewayHost })
@@ -87,6 +98,38 @@ export class Router extends pulumi.ComponentResource {
 }
 
 /**
+ * A generative 2026-08 model's route behind an Envoy Gateway (class `envoy`), as core builds it
+ * (core `envoyRouteManifests`): Envoy Gateway takes no InferencePool backend, so the HTTPRoute goes
+ * to a Service of the pool's pods, an EnvoyExtensionPolicy has Envoy ask the EPP which pod, and a
+ * BackendTrafficPolicy sends the request to the pod it names. The route comes last: it opens the way
+ * in once its policies are there.
+ *
+ * Order it after the model server (Pulumi awaits the Service's endpoints) and the Router chart (the
+ * EPP answers: the policy does not fail open).
+ *
+ * Children: `<name>-service` (`v1/Service`), `<name>-extension-policy` (EnvoyExtensionPolicy),
+ * `<name>-backend-traffic` (BackendTrafficPolicy), `<name>-http-route` (HTTPRoute, after the others).
+ */
+export class EnvoyRoute extends pulumi.ComponentResource {
+  readonly service: k8s.core.v1.Service;
+  readonly extensionPolicy: k8s.apiextensions.CustomResource;
+  readonly backendTrafficPolicy: k8s.apiextensions.CustomResource;
+  readonly httpRoute: k8s.apiextensions.CustomResource;
+
+  constructor(name: string, args: { readonly manifests: EnvoyRouteManifests }, opts?: pulumi.ComponentResourceOptions) {
+    super(TYPE_TOKENS.EnvoyRoute, name, {}, opts);
+    const inherited = opts?.dependsOn;
+    const { service, extensionPolicy, backendTrafficPolicy, httpRoute } = args.manifests;
+    const svc = service as { metadata: k8s.types.input.meta.v1.ObjectMeta; spec: k8s.types.input.core.v1.ServiceSpec };
+    this.service = new k8s.core.v1.Service(childName(name, 'service'), { metadata: svc.metadata, spec: svc.spec }, childOptions(this, inherited));
+    this.extensionPolicy = customResource(childName(name, 'extension-policy'), RESOURCE_TYPES.envoyExtensionPolicy, extensionPolicy as never, childOptions(this, inherited));
+    this.backendTrafficPolicy = customResource(childName(name, 'backend-traffic'), RESOURCE_TYPES.backendTrafficPolicy, backendTrafficPolicy as never, childOptions(this, inherited));
+    this.httpRoute = customResource(childName(name, 'http-route'), RESOURCE_TYPES.httpRoute, httpRoute as never, childOptions(this, inherited, [this.service, this.extensionPolicy, this.backendTrafficPolicy]));
+    this.registerOutputs({});
+  }
+}
+
+/**
  * The model server of a 2026-08 llm-d model: the Deployment core builds (llm-d's model-server recipe),
  * awaited for the model's readyTimeout. Children: `<name>-deployment`.
  */
@@ -113,9 +156,9 @@ export class ModelServer extends pulumi.ComponentResource {
  * `<name>-infra` — so moving a model from 2026-02 updates them in place; the old set's charts are
  * deleted after the new objects are up (Pulumi deletes last).
  *
- * Order: namespace → storage → model server; namespace → Router chart; model server and Router →
- * gateway and alias (clients are pointed at the new gateway once the model serves) and the embeddings
- * Service.
+ * Order: namespace → storage → model server; namespace → access → Router chart; model server and
+ * Router → (class `envoy`) Envoy Gateway's route → gateway and alias (clients are pointed at the new
+ * gateway once the model serves) and the embeddings Service.
  */
 export class LlmdRouterModel extends pulumi.ComponentResource {
   /** The plan the model was deployed from. */
@@ -144,11 +187,13 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
   readonly storage: ModelStorage | undefined;
   readonly modelServer: ModelServer;
   readonly router: Router;
+  /** Envoy Gateway's form of the route (class `envoy`, generative), else undefined. */
+  readonly envoyRoute: EnvoyRoute | undefined;
   readonly gateway: RouterGateway;
   readonly embeddings: EmbeddingService | undefined;
   /** KEDA's objects, when the plan autoscales the model. */
   readonly autoscaling: ModelAutoscaling | undefined;
-  /** Who may call the model, enforced by its Istio gateway (with an access other than open, or a rate limit). */
+  /** Who may call the model, enforced by its gateway — Istio's, or Envoy Gateway's on its route — with an access other than open, or a rate limit. */
   readonly access: ModelAccess | undefined;
 
   constructor(name: string, args: LlmdRouterModelArgs, opts?: pulumi.ComponentResourceOptions) {
@@ -171,9 +216,9 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
       { manifest: plan.manifests.modelServer, autoscaled: plan.autoscaling !== null },
       childOptions(this, inherited, [ns, this.storage]),
     );
-    // Enforced by the Istio gateway's pods (core refuses access on other gateways); in place before
-    // the Router chart's HTTPRoute opens the way in.
-    this.access = istioAccess(this, name, plan, args, inherited, [ns]);
+    // Enforced by the Istio gateway's pods, or by Envoy Gateway on the model's route (core refuses
+    // access on other gateways); in place before the route opens the way in.
+    this.access = plan.router.gatewayClass === 'envoy' ? envoyAccess(this, name, plan, args, inherited, [ns]) : istioAccess(this, name, plan, args, inherited, [ns]);
     this.router = new Router(
       childName(name, 'router'),
       { namespace, releaseName: plan.router.release, chart: plan.router.chart, values: plan.router.values, patches: plan.router.patches },
@@ -186,6 +231,8 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
           childOptions(this, inherited, [ns, this.modelServer]),
         )
       : undefined;
+    const envoyRoute = plan.manifests.envoyRoute;
+    this.envoyRoute = envoyRoute ? new EnvoyRoute(childName(name, 'route'), { manifests: envoyRoute }, childOptions(this, inherited, [ns, this.modelServer, this.router, this.access])) : undefined;
     this.gateway = new RouterGateway(
       childName(name, 'infra'),
       {
@@ -193,10 +240,11 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
         slug: plan.slug,
         gateway: plan.manifests.gateway,
         parameters: plan.manifests.gatewayParameters,
+        ...(plan.router.gatewayClass === 'envoy' && args.envoyGatewayClass !== undefined && { gatewayClass: args.envoyGatewayClass }),
         gatewayAlias: plan.gateway.alias,
         gatewayHost: plan.gateway.host,
       },
-      childOptions(this, inherited, [ns, this.modelServer, this.router]),
+      childOptions(this, inherited, [ns, this.modelServer, this.router, this.envoyRoute]),
     );
     const embedding = plan.embeddingService;
     this.embeddings =
@@ -210,7 +258,7 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
 
     // Ready to serve: the model server and the Router's EPP are awaited (Deployments); the Gateway,
     // its HTTPRoute and the InferencePool are not (no status this provider waits for): verify is the proof.
-    const ready = [this.modelServer.deployment, this.router.chart, this.gateway.gatewayAlias, this.embeddings?.service];
+    const ready = [this.modelServer.deployment, this.router.chart, this.envoyRoute?.httpRoute, this.gateway.gatewayAlias, this.embeddings?.service];
     const when = <T>(value: T) => whenReady(ready, value);
     this.namespace = namespace;
     this.servedModelName = when(plan.modelServer.servedModelName);
@@ -250,4 +298,30 @@ export class LlmdRouterModel extends pulumi.ComponentResource {
       pvcName: this.pvcName,
     });
   }
+}
+
+/**
+ * The model's access on its Envoy Gateway route (`<name>-access`): the SecurityPolicy and the keys'
+ * Secret; the rate limit is in the route's own BackendTrafficPolicy (Envoy Gateway attaches one per
+ * route), so access makes none. Undefined without authentication (an open model's limit is the route's).
+ */
+function envoyAccess(
+  component: pulumi.ComponentResource,
+  name: string,
+  plan: LlmdRouterModelPlan,
+  args: Pick<LlmdRouterModelArgs, 'apiKeys'>,
+  inherited: DependsOn,
+  after: readonly DependsOn[],
+): ModelAccess | undefined {
+  if (!accessEnforced(plan.access) || plan.access.mode === 'open' || plan.httpRoute === null) return undefined;
+  return new ModelAccess(
+    childName(name, 'access'),
+    {
+      slug: plan.slug,
+      access: plan.access,
+      target: { envoyGateway: { namespace: plan.namespace, route: plan.httpRoute, sharedBackendTraffic: true } },
+      ...(args.apiKeys !== undefined && { apiKeys: args.apiKeys }),
+    },
+    childOptions(component, inherited, [...after]),
+  );
 }

@@ -36,6 +36,8 @@ export interface RecordedResource {
     readonly replaceOnChanges: readonly string[];
     readonly ignoreChanges: readonly string[];
     readonly customTimeouts: { readonly create: string; readonly update: string; readonly delete: string } | undefined;
+    /** Earlier identities the resource takes over (`opts.aliases`): a URN, or `name type parent` of an alias spec. */
+    readonly aliases: readonly string[];
   };
 }
 
@@ -128,6 +130,7 @@ interface RegisterRequest {
   getReplaceonchangesList(): string[];
   getIgnorechangesList(): string[];
   getCustomtimeouts(): { getCreate(): string; getUpdate(): string; getDelete(): string } | undefined;
+  getAliasesList(): { getUrn(): string; getSpec(): { getName(): string; getType(): string; getParenturn(): string } | undefined }[];
 }
 interface MockMonitorLike {
   registerResource(req: RegisterRequest, callback: (...args: unknown[]) => void): unknown;
@@ -224,6 +227,7 @@ async function recordOnce(program: () => unknown, options: MockRunOptions): Prom
           replaceOnChanges: req.getReplaceonchangesList(),
           ignoreChanges: req.getIgnorechangesList(),
           customTimeouts: timeouts ? { create: timeouts.getCreate(), update: timeouts.getUpdate(), delete: timeouts.getDelete() } : undefined,
+          aliases: req.getAliasesList().map((a) => a.getUrn() || [a.getSpec()?.getName(), a.getSpec()?.getType(), a.getSpec()?.getParenturn()].filter(Boolean).join(' ')),
         },
       });
       return register(req, callback);

@@ -52,6 +52,7 @@ describe('ModelStorage', () => {
       replaceOnChanges: ['spec.template'],
       ignoreChanges: [],
       customTimeouts: { create: '60m', update: '60m', delete: '' },
+      aliases: [],
     });
     for (const name of ['st-pv', 'st-pvc']) expect(rec.get(name).options.deleteBeforeReplace).toBe(false);
     for (const r of rec.kubernetesObjects()) expect(kubernetesProblems(r.inputs as Record<string, unknown>), r.name).toEqual([]);

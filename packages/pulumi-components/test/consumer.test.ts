@@ -171,4 +171,35 @@ describe('a consumer of the packed packages', () => {
     expect(output).toMatch(/Tests:\s+1 passed, 1 total/);
     expect(result.status).toBe(0);
   }, 300_000);
+
+  it("the README's TypeScript snippets type-check against the packed packages (each with the names earlier snippets define)", () => {
+    const readme = readFileSync(join(REPO, 'packages', 'pulumi-components', 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    // What a snippet may use without defining it: what the README's first snippet and prose set up.
+    const prelude: ReadonlyArray<[string, string]> = [
+      ['pulumi', "import * as pulumi from '@pulumi/pulumi';"],
+      ['k8s', "import * as k8s from '@pulumi/kubernetes';"],
+      ...['AppServing', 'KserveModel', 'LlmdModel', 'LlmdRouterModel'].map((n) => [n, `import { ${n} } from '@app-serving/pulumi-components';`] as [string, string]),
+      ['DeploymentPlan', "import type { DeploymentPlan } from '@app-serving/core';"],
+      ['config', 'const config = new pulumi.Config();'],
+      ['provider', 'declare const provider: k8s.Provider;'],
+      ['app', 'declare const app: AppServing;'],
+      ['plan', 'declare const plan: DeploymentPlan;'],
+    ];
+    const defines = (code: string, name: string) => new RegExp(`(import[^;]*\\b${name}\\b[^;]*from|\\b(const|let|var|function|class)\\s+${name}\\b)`).test(code);
+    const files = blocks.map((code, i) => {
+      const lines = prelude.filter(([name]) => new RegExp(`\\b${name}\\b`).test(code) && !defines(code, name)).map(([, line]) => line);
+      // A name the prelude uses (`pulumi` for `config`) comes in too, when the snippet does not bring it.
+      const needed = prelude.filter(([name]) => lines.some((l) => new RegExp(`\\b${name}\\.`).test(l) || new RegExp(`: ${name}\\b`).test(l)) && !defines(code, name) && !lines.includes(prelude.find(([n]) => n === name)![1]));
+      const all = [...needed.map(([, l]) => l), ...lines];
+      // Imports first, as a module wants them; the snippet's own imports are hoisted by TypeScript anyway.
+      const text = [...all.filter((l) => l.startsWith('import')), ...all.filter((l) => !l.startsWith('import')), code, 'export {};', ''].join('\n');
+      return [`readme-${i + 1}.ts`, text] as const;
+    });
+    const tsconfig = { compilerOptions: { target: 'ES2022', lib: ['ES2023'], module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'] }, files: files.map(([f]) => f) };
+    const app = consumer('readme', { type: 'module' }, tsconfig, 'program.ts', 'program.ts');
+    for (const [file, text] of files) writeFileSync(join(app, file), text);
+    run(bin('tsc'), ['-p', 'tsconfig.json'], app);
+  }, 300_000);
 });

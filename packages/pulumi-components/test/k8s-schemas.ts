@@ -36,11 +36,19 @@ const MODELS: Record<string, new (data: never) => Validatable> = {
 };
 
 /**
- * Custom resources whose schemas are their CRDs (KEDA v2.20.2, Prometheus Operator v0.93.0): names
- * and labels are checked here; the real API server admits them against the CRDs in
- * apps/app-serving/src/control-plane.test.ts.
+ * Custom resources whose schemas are their CRDs (KEDA v2.20.2, Prometheus Operator v0.93.0, Envoy
+ * Gateway v1.8.1): names and labels are checked here; the real API server admits them against the
+ * CRDs in apps/app-serving/src/control-plane.test.ts, access.control-plane.test.ts and test/sets.
  */
-const CRD_KINDS = new Set(['keda.sh/v1alpha1/ScaledObject', 'keda.sh/v1alpha1/TriggerAuthentication', 'monitoring.coreos.com/v1/PodMonitor']);
+const CRD_KINDS = new Set([
+  'keda.sh/v1alpha1/ScaledObject',
+  'keda.sh/v1alpha1/TriggerAuthentication',
+  'monitoring.coreos.com/v1/PodMonitor',
+  'gateway.envoyproxy.io/v1alpha1/SecurityPolicy',
+  'gateway.envoyproxy.io/v1alpha1/BackendTrafficPolicy',
+  'gateway.envoyproxy.io/v1alpha1/EnvoyExtensionPolicy',
+  'gateway.envoyproxy.io/v1alpha1/EnvoyProxy',
+]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;

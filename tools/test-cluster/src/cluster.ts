@@ -21,6 +21,7 @@ import { stringify } from 'yaml';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ensureBinaries } from '../build.mjs';
 import { kwokCrds, stages, KWOK_NODE_ANNOTATION } from './kwok.ts';
+import { NODE_IP, insideTestNetns } from './pods/network.ts';
 import { readUpstreamYaml, upstreamDir } from './upstream.ts';
 import { DEFAULT_STORAGE_CLASSES, startProvisioner, storageClassObjects, type StorageClassSpec } from './storage.ts';
 import { createCa, issueCertificate, type IssuedCertificate } from './pki.ts';
@@ -73,6 +74,14 @@ export interface StartOptions {
    * test that watches the HPA controller (its default is 15 s).
    */
   readonly controllerManagerArgs?: readonly string[];
+  /**
+   * The data-path tier (pods/runtime.ts): the test runs inside its own network namespace
+   * (`tools/test-cluster/netns.mjs`), the API server serves on the node's address there
+   * ({@link NODE_IP}, which real pods reach from their own namespaces; its certificate names it),
+   * and kwok leaves the readiness of every pod but a Job's to the pod runtime.
+   * @default false
+   */
+  readonly dataPath?: boolean;
 }
 
 /** A plain response of the API server. */
@@ -151,6 +160,8 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
   const started = Date.now();
   const log = options.log ?? (() => {});
   const bin: string = ensureBinaries({ log });
+  if (options.dataPath && !insideTestNetns()) throw new Error('startCluster({ dataPath: true }) runs inside the data-path tier\'s network namespace: start the test under `node tools/test-cluster/netns.mjs --`');
+  const host = options.dataPath ? NODE_IP : '127.0.0.1';
   const dir = mkdtempSync(join(tmpdir(), 'app-serving-cluster-'));
   const logs = join(dir, 'logs');
   mkdirSync(logs);
@@ -253,7 +264,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     launch('kube-apiserver', [
       ...aggregationFlags,
       `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${apiPort}`,
+      `--bind-address=${host}`, `--advertise-address=${host}`, `--secure-port=${apiPort}`,
       `--cert-dir=${certDir}`,
       `--token-auth-file=${join(dir, 'tokens.csv')}`,
       '--authorization-mode=RBAC',
@@ -271,7 +282,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       '--audit-log-format=json', '--audit-log-mode=blocking',
       '--v=1',
     ]);
-    const server = `https://127.0.0.1:${apiPort}`;
+    const server = `https://${host}:${apiPort}`;
     const caFile = join(certDir, 'apiserver.crt');
     let ca = '';
     const api = (method: string, path: string, body?: unknown, opts: { user?: TestUser; contentType?: string; timeoutMs?: number } = {}) =>
@@ -354,7 +365,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
 
     // kwok: a kubelet for every node annotated kwok.x-k8s.io/node=fake. Exec runs local commands in
     // the pod's folder under pods/; `test` and friends see absolute paths inside that folder.
-    writeFileSync(join(dir, 'kwok.yaml'), stages().map((s) => stringify(s)).join('---\n'));
+    writeFileSync(join(dir, 'kwok.yaml'), stages(options.dataPath ? 'runtime' : 'kwok').map((s) => stringify(s)).join('---\n'));
     const shims = join(dir, 'shims');
     mkdirSync(shims);
     writeFileSync(join(shims, 'test'), PODROOT_TEST_SHIM);

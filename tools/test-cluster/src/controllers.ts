@@ -10,7 +10,8 @@
  * - KServe's LLMInferenceService controller: the model-server workload (a Deployment with the pod
  *   labels KServe gives it, placed by `spec.template`) and the service's `status.url`/`addresses`.
  * - Envoy Gateway: the proxy Deployment and Service of a Gateway in `envoy-gateway-system`,
- *   labelled with the owning Gateway.
+ *   labelled with the owning Gateway (KServe's, and a 2026-08 llm-d model's of class `envoy`, placed
+ *   by the EnvoyProxy its Gateway names).
  *
  * No container runs (kwok plays the pods); every image is a placeholder.
  */
@@ -113,6 +114,45 @@ async function gatewayStandIn(
 
 /** The namespace Envoy Gateway runs a Gateway's proxies in (its default mode). */
 export const ENVOY_GATEWAY_SYSTEM = 'envoy-gateway-system';
+
+/**
+ * Envoy Gateway's proxy Deployment and Service for a Gateway of an Envoy Gateway class (a 2026-08
+ * llm-d model's, `router.gatewayClass: envoy`), as its Kubernetes provider makes them in its default
+ * mode: in `envoy-gateway-system`, under `serviceName` (EG's hashed name, which the caller takes from
+ * the plan), labelled with the owning Gateway; a Service port per listener, each to the container
+ * port Envoy Gateway gives it (a listener port below 1024 plus 10000: 80 → 10080); the pods placed by
+ * the `envoyDeployment.pod` affinity and tolerations of the EnvoyProxy the Gateway's
+ * `spec.infrastructure.parametersRef` names. Returns the objects (applied).
+ */
+export async function envoyGatewayStandIn(cluster: TestCluster, namespace: string, gatewayName: string, serviceName: string): Promise<KubeObject[]> {
+  const res = await cluster.request('GET', `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/gateways/${gatewayName}`);
+  if (res.status !== 200) throw new Error(`Gateway ${namespace}/${gatewayName}: ${res.status}`);
+  const gateway = res.body as Values;
+  let placement: Values = {};
+  const ref = gateway.spec.infrastructure?.parametersRef;
+  if (ref && ref.kind === 'EnvoyProxy') {
+    const proxy = await cluster.request('GET', `/apis/gateway.envoyproxy.io/v1alpha1/namespaces/${namespace}/envoyproxies/${ref.name}`);
+    if (proxy.status !== 200) throw new Error(`the EnvoyProxy ${namespace}/${ref.name} of Gateway ${gatewayName} does not exist (Envoy Gateway would not accept the Gateway)`);
+    const pod: Values = (proxy.body as Values).spec?.provider?.kubernetes?.envoyDeployment?.pod ?? {};
+    placement = Object.fromEntries(['affinity', 'tolerations', 'nodeSelector'].filter((k) => pod[k] !== undefined).map((k) => [k, pod[k]]));
+  }
+  const owner = { 'gateway.envoyproxy.io/owning-gateway-name': gatewayName, 'gateway.envoyproxy.io/owning-gateway-namespace': namespace };
+  const listeners = gateway.spec.listeners as Values[];
+  const containerPort = (port: number) => (port < 1024 ? port + 10000 : port);
+  const envoy = deployment(ENVOY_GATEWAY_SYSTEM, serviceName, owner, {
+    ...placement,
+    containers: [{ name: 'envoy', image: 'envoyproxy/envoy:stand-in', ports: listeners.map((l) => ({ containerPort: containerPort(l.port) })) }],
+  });
+  const service = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: serviceName, namespace: ENVOY_GATEWAY_SYSTEM, labels: { ...owner, [STAND_IN_LABEL]: 'true' } },
+    spec: { type: 'ClusterIP', selector: owner, ports: listeners.map((l) => ({ name: `${String(l.protocol).toLowerCase()}-${l.port}`, port: l.port, targetPort: containerPort(l.port) })) },
+  };
+  const objects = [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ENVOY_GATEWAY_SYSTEM } }, envoy, service] as KubeObject[];
+  await applyObjects(cluster, objects);
+  return objects;
+}
 
 /** What KServe and Envoy Gateway would make for one LLMInferenceService. */
 export interface KserveStandInArgs {

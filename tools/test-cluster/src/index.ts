@@ -26,7 +26,7 @@ export {
   ensureNamespaces,
 } from './objects.ts';
 export type { KubeObject, NodeSpec, ApplyOptions, Rejection } from './objects.ts';
-export { istioGatewayStandIn, agentgatewayStandIn, kserveStandIns, STAND_IN_LABEL, ENVOY_GATEWAY_SYSTEM } from './controllers.ts';
+export { istioGatewayStandIn, agentgatewayStandIn, envoyGatewayStandIn, kserveStandIns, STAND_IN_LABEL, ENVOY_GATEWAY_SYSTEM } from './controllers.ts';
 export type { KserveStandInArgs } from './controllers.ts';
 export { DEFAULT_STORAGE_CLASSES, PROVISIONER, provisionOnce, provisionedVolume, storageClassObjects } from './storage.ts';
 export type { StorageClassSpec } from './storage.ts';
@@ -36,3 +36,14 @@ export { startModelServer } from './model-server.ts';
 export type { ModelServer, ModelServerOptions, Refusal } from './model-server.ts';
 export { createTestStack, pulumiEngine, resourceSteps } from './pulumi.ts';
 export type { PulumiEngine, InlineProgram, TestStackOptions, TestStack, OperationResult, OperationError, ResourceStep } from './pulumi.ts';
+export { NODE_IP, insideTestNetns, podNetwork } from './pods/network.ts';
+export type { PodNetwork } from './pods/network.ts';
+export { startClusterDns, parseQuery as parseDnsQuery, answer as dnsAnswer } from './pods/dns.ts';
+export type { ClusterDns } from './pods/dns.ts';
+export { startPodRuntime, containerEnv, logTail } from './pods/runtime.ts';
+export type { PodRuntime, PodRuntimeOptions, ContainerRun, RunningContainer } from './pods/runtime.ts';
+export { podRoot, resolveInRoot, fieldValue } from './pods/filesystem.ts';
+export type { PodRoot, VolumeSources } from './pods/filesystem.ts';
+export { runProbe, grpcHealth, probePort } from './pods/probes.ts';
+export { installEnvoyGateway, renderEnvoyGateway, envoyGatewayImage } from './pods/envoy-gateway.ts';
+export type { EnvoyGatewayInstall } from './pods/envoy-gateway.ts';

@@ -90,8 +90,18 @@ function stage(name: string, kind: 'Node' | 'Pod', matchExpressions: object[], n
   };
 }
 
-/** The Stages of the test cluster (kwok's `--config`). */
-export function stages(): object[] {
+/** Who makes a pod Ready: kwok (the default), or the data-path tier's pod runtime (pods/runtime.ts). */
+export type PodLifecycle = 'kwok' | 'runtime';
+
+const ownedByJob = (op: 'In' | 'NotIn') => ({ key: '.metadata.ownerReferences.[].kind', operator: op, values: ['Job'] });
+
+/**
+ * The Stages of the test cluster (kwok's `--config`). With `runtime`, a pod that is not a Job's is
+ * made Running with its address but not Ready (`pod-running`): the pod runtime runs it and reports
+ * its readiness; a Job's pod still runs to completion as kwok plays it.
+ */
+export function stages(lifecycle: PodLifecycle = 'kwok'): object[] {
+  const runtime = lifecycle === 'runtime';
   return [
     stage('node-ready', 'Node', [{ key: '.status.conditions.[] | select( .type == "Ready" ) | .status', operator: 'NotIn', values: ['True'] }], {
       statusTemplate: `${now}
@@ -127,22 +137,30 @@ nodeInfo:
   systemUUID: ""
 phase: Running`,
     }),
-    stage('pod-ready', 'Pod', [notDeleted, phase('Pending'), outcome('NotIn', ['fail', 'unready'])], {
+    ...(runtime
+      ? [
+          stage('pod-running', 'Pod', [notDeleted, phase('Pending'), ownedByJob('NotIn')], {
+            statusTemplate: `${now}${conditions(false)}${containers(`waiting:\n      reason: ContainerCreating`, false)}${podIps}
+phase: Running`,
+          }),
+        ]
+      : []),
+    stage('pod-ready', 'Pod', [notDeleted, phase('Pending'), outcome('NotIn', ['fail', 'unready']), ...(runtime ? [ownedByJob('In')] : [])], {
       statusTemplate: `${now}${conditions(true)}${containers(`running:\n      startedAt: {{ $now | Quote }}`, true)}${podIps}
 phase: Running`,
     }),
-    stage('pod-unready', 'Pod', [notDeleted, phase('Pending'), outcome('In', ['unready'])], {
+    stage('pod-unready', 'Pod', [notDeleted, phase('Pending'), outcome('In', ['unready']), ...(runtime ? [ownedByJob('In')] : [])], {
       statusTemplate: `${now}${conditions(false)}${containers(`running:\n      startedAt: {{ $now | Quote }}`, false)}${podIps}
 phase: Running`,
     }),
-    stage('pod-fail', 'Pod', [notDeleted, phase('Pending'), outcome('In', ['fail'])], {
+    stage('pod-fail', 'Pod', [notDeleted, phase('Pending'), outcome('In', ['fail']), ...(runtime ? [ownedByJob('In')] : [])], {
       statusTemplate: `${now}${conditions(false)}${containers(
         `terminated: { exitCode: 1, reason: Error, message: "simulated failure (${OUTCOME_ANNOTATION}: fail)", startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }} }`,
         false,
       )}${podIps}
 phase: Failed`,
     }),
-    stage('pod-complete', 'Pod', [notDeleted, phase('Running'), { key: '.metadata.ownerReferences.[].kind', operator: 'In', values: ['Job'] }], {
+    stage('pod-complete', 'Pod', [notDeleted, phase('Running'), ownedByJob('In')], {
       statusTemplate: `${now}${conditions(false)}${containers(
         `terminated: { exitCode: 0, reason: Completed, startedAt: {{ $now | Quote }}, finishedAt: {{ $now | Quote }} }`,
         false,

@@ -5,7 +5,8 @@
  * - The policies are read from the cluster, as the gateway would read them: Istio's EnvoyFilter
  *   (`basic_auth`'s htpasswd), RequestAuthentication and AuthorizationPolicy whose selectors match
  *   the gateway pod's labels; Envoy Gateway's SecurityPolicy (`basicAuth` and its Secret, `jwt`) in
- *   a KServe model's namespace. So a hash that does not match the key, or a selector that misses
+ *   a KServe model's namespace, or in the namespace of the llm-d model (class envoy) whose Gateway
+ *   owns the proxy pod. So a hash that does not match the key, or a selector that misses
  *   the gateway's pods, fails verify here as it would on a cluster.
  * - A JWT model's issuer is out of reach here, so the harness signs tokens itself: the stack under
  *   test is given the harness's public key as its inline `jwks` (as charts are pointed at the
@@ -27,12 +28,22 @@ export function harnessJwks(): string {
 
 const base64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
 
-/** A token signed with the harness's key (RS256) for `issuer` and the first of `audiences`, valid for a day. */
-export function harnessToken(issuer: string, audiences: readonly string[]): string {
+/** A token signed with the harness's key (RS256) for `issuer` and the first of `audiences`, valid for a day (or `expiresIn` seconds: negative for one already expired). */
+export function harnessToken(issuer: string, audiences: readonly string[], options: { expiresIn?: number } = {}): string {
+  return signedToken(issuer, audiences, options.expiresIn ?? 86_400, signingKeys().privateKey);
+}
+
+/** A token like {@link harnessToken}'s, with the harness's key id, signed by another key: a forgery the gateway must refuse. */
+export function forgedToken(issuer: string, audiences: readonly string[]): string {
+  return signedToken(issuer, audiences, 86_400, (forger ??= generateKeyPairSync('rsa', { modulusLength: 2048 })).privateKey);
+}
+let forger: { publicKey: KeyObject; privateKey: KeyObject } | undefined;
+
+function signedToken(issuer: string, audiences: readonly string[], expiresIn: number, key: KeyObject): string {
   const now = Math.floor(Date.now() / 1000);
-  const payload = { iss: issuer, sub: 'app-serving-verify', iat: now, exp: now + 86_400, ...(audiences[0] !== undefined && { aud: audiences[0] }) };
+  const payload = { iss: issuer, sub: 'app-serving-verify', iat: now, exp: now + expiresIn, ...(audiences[0] !== undefined && { aud: audiences[0] }) };
   const data = `${base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid: KID }))}.${base64url(JSON.stringify(payload))}`;
-  return `${data}.${sign('sha256', Buffer.from(data), signingKeys().privateKey).toString('base64url')}`;
+  return `${data}.${sign('sha256', Buffer.from(data), key).toString('base64url')}`;
 }
 
 /**
@@ -162,6 +173,15 @@ export function check(rule: Rule, req: Pick<IncomingMessage, 'headers'>): Refusa
  */
 export async function gatewayAuthorizer(cluster: TestCluster, plan: DeploymentPlan, pod: any): Promise<((req: IncomingMessage) => Refusal | undefined) | undefined> {
   const namespace: string = pod.metadata.namespace;
+  const labels: Record<string, string> = pod.metadata.labels ?? {};
+  // The proxy of an llm-d model's Gateway of class envoy: the SecurityPolicies of that model's namespace (its route's).
+  const owner = plan.models.find(
+    (m) => m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy' && labels['gateway.envoyproxy.io/owning-gateway-name'] === m.gateway.name && labels['gateway.envoyproxy.io/owning-gateway-namespace'] === m.namespace,
+  );
+  if (namespace === ENVOY_GATEWAY_SYSTEM && owner) {
+    const rule = await envoyRule(cluster, owner.namespace);
+    return rule ? (req) => check(rule, req) : undefined;
+  }
   if (namespace === ENVOY_GATEWAY_SYSTEM) {
     const routes: { prefix: string; rule: Rule }[] = [];
     for (const model of plan.models.filter((m): m is Extract<ModelPlan, { platform: 'kserve' }> => m.platform === 'kserve')) {

@@ -205,4 +205,23 @@ describe('the example stack moved to the 2026-08 set', () => {
     const verify = await verifyDeployed(cluster, moved);
     expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
   }, 900_000);
+
+  it("then behind Envoy Gateway (gatewayClass: envoy): pulumi up moves it, Envoy Gateway's route in place of the chart's, verify passes", async () => {
+    const envoy = writeStack((c) => {
+      toCurrent(c);
+      c['app-serving:router'] = { mode: 'gateway', gatewayClass: 'envoy' };
+    });
+    await stack.setConfig(envoy.config);
+    const up = await stack.up();
+    expect(up.result.summary.result).toBe('succeeded');
+    expect(await deployedProblems(cluster, envoy.plan)).toEqual([]);
+    // One route per model: app-serving's (another name than the chart's, which is gone), no second object of one name.
+    for (const model of envoy.plan.models) {
+      if (model.platform !== 'llm-d' || model.category !== 'generative') continue;
+      const routes = (await cluster.request('GET', `/apis/gateway.networking.k8s.io/v1/namespaces/${model.namespace}/httproutes`)).body.items.map((r: any) => r.metadata.name);
+      expect(routes).toEqual([model.httpRoute]);
+    }
+    const verify = await verifyDeployed(cluster, envoy);
+    expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
+  }, 900_000);
 });

@@ -29,6 +29,7 @@ import {
   ENVOY_GATEWAY_SYSTEM,
   forwardPodPorts,
   agentgatewayStandIn,
+  envoyGatewayStandIn,
   istioGatewayStandIn,
   kserveStandIns,
   list,
@@ -85,7 +86,8 @@ export interface StackUnderTest {
  */
 export function secretValue(key: string, secure: string): string {
   const name = key.replace(/^app-serving:/, '').replace(/[^A-Za-z0-9-]+/g, '.').replace(/\.+$/, '');
-  return `test-${name}-${createHash('sha256').update(secure).digest('hex').slice(0, 12)}`;
+  // 32 base64url characters of the digest (192 bits): an API key must pass the key-strength rule (issue 34).
+  return `test-${name}-${createHash('sha256').update(secure).digest('base64url').slice(0, 32)}`;
 }
 
 /** The config path of `key` inside the value at `path`, as `pulumi config set --path` takes it (`app-serving:apiKeys["ci"]`). */
@@ -305,7 +307,7 @@ export async function deployedProblems(cluster: TestCluster, plan: DeploymentPla
       const jobNode = storage.hostPath ? { 'kubernetes.io/hostname': storage.hostPath.node } : model.nodeSelector;
       await placed(`pull Job ${storage.job}`, ns, { 'job-name': storage.job }, jobNode);
     }
-    if (model.platform === 'llm-d') await llmdProblems(model, expectObject, placed);
+    if (model.platform === 'llm-d') await llmdProblems(model, expectObject, placed, (name) => get(cluster, `/apis/apps/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/deployments/${name}`));
     else await kserveProblems(model, expectObject);
   }
   if (plan.kserve?.gateway.create) {
@@ -320,12 +322,13 @@ export async function deployedProblems(cluster: TestCluster, plan: DeploymentPla
 type ExpectObject = (what: string, path: string, check?: (o: any) => string | null) => Promise<unknown>;
 type Placed = (what: string, namespace: string, selector: Record<string, string>, nodeSelector: Readonly<Record<string, string>>, count?: number) => Promise<unknown>;
 
-async function llmdProblems(model: AnyLlmdModelPlan, expectObject: ExpectObject, placed: Placed): Promise<void> {
+async function llmdProblems(model: AnyLlmdModelPlan, expectObject: ExpectObject, placed: Placed, getProxy: (name: string) => Promise<unknown>): Promise<void> {
   const ns = model.namespace;
   if (model.gateway.kind === 'gateway') {
     await expectObject(`Gateway ${ns}/${model.gateway.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/gateways/${model.gateway.name}`);
     if (model.gateway.parametersConfigMap) await expectObject(`ConfigMap ${ns}/${model.gateway.parametersConfigMap}`, `/api/v1/namespaces/${ns}/configmaps/${model.gateway.parametersConfigMap}`);
   }
+  if (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy') await envoyClassProblems(model, expectObject, placed, getProxy);
   // The alias points at the Service clients call (the gateway's, or the Router's proxy).
   await expectObject(`Service ${ns}/${model.gateway.alias}`, `/api/v1/namespaces/${ns}/services/${model.gateway.alias}`, (o) =>
     o.spec.externalName === model.gateway.host ? null : `points at ${o.spec.externalName}, not ${model.gateway.host}`,
@@ -342,7 +345,7 @@ async function llmdProblems(model: AnyLlmdModelPlan, expectObject: ExpectObject,
     o.status?.readyReplicas === model.modelServer.decodeReplicas ? null : `${o.status?.readyReplicas ?? 0} ready replicas, the plan says ${model.modelServer.decodeReplicas}`,
   );
   await placed(`decode pods of ${model.name}`, ns, { ...model.modelServer.podLabels, 'llm-d.ai/role': 'decode' }, model.nodeSelector, model.modelServer.decodeReplicas);
-  if (model.httpRoute) {
+  if (model.httpRoute && !(model.upstream === '2026-08' && model.router.gatewayClass === 'envoy')) {
     await expectObject(`HTTPRoute ${ns}/${model.httpRoute}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes/${model.httpRoute}`, (o) => {
       const parent = o.spec.parentRefs?.[0]?.name;
       const backend = o.spec.rules?.[0]?.backendRefs?.[0];
@@ -355,6 +358,57 @@ async function llmdProblems(model: AnyLlmdModelPlan, expectObject: ExpectObject,
       o.spec.ports?.[0]?.port === model.embeddingService!.port && matches({ ...model.modelServer.podLabels, 'llm-d.ai/role': 'decode' }, o.spec.selector ?? {}) ? null : `ports ${JSON.stringify(o.spec.ports)}, selector ${JSON.stringify(o.spec.selector)}`,
     );
   }
+}
+
+/**
+ * A 2026-08 llm-d model of class `envoy`: the Gateway of the stack's class, the EnvoyProxy placing
+ * Envoy Gateway's proxy pods (placed as it says), and Envoy Gateway's form of the route — the
+ * HTTPRoute to the Service of the pool's pods (which selects what the InferencePool selects, on its
+ * target port), the EnvoyExtensionPolicy to the EPP's ext_proc port, the BackendTrafficPolicy with
+ * the endpoint override — all on the route.
+ */
+async function envoyClassProblems(model: Extract<AnyLlmdModelPlan, { upstream: '2026-08' }>, expectObject: ExpectObject, placed: Placed, getProxy: (name: string) => Promise<unknown>): Promise<void> {
+  const ns = model.namespace;
+  const gatewayClass = model.manifests.gateway ? String((model.manifests.gateway as any).spec.gatewayClassName) : '';
+  await expectObject(`Gateway ${ns}/${model.gateway.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/gateways/${model.gateway.name}`, (o) => (o.spec.gatewayClassName === gatewayClass ? null : `class ${o.spec.gatewayClassName}`));
+  const parameters = model.manifests.gatewayParameters as any;
+  if (parameters) {
+    await expectObject(`EnvoyProxy ${ns}/${parameters.metadata.name}`, `/apis/gateway.envoyproxy.io/v1alpha1/namespaces/${ns}/envoyproxies/${parameters.metadata.name}`);
+    // Once Envoy Gateway (or its stand-in) has made the proxy, its pods are where the EnvoyProxy puts them.
+    if (await getProxy(model.gateway.service)) {
+      await placed(`Envoy Gateway's proxy of ${model.gateway.name}`, ENVOY_GATEWAY_SYSTEM, { 'gateway.envoyproxy.io/owning-gateway-name': model.gateway.name, 'gateway.envoyproxy.io/owning-gateway-namespace': ns }, model.controlNodeSelector);
+    }
+  }
+  const route = model.manifests.envoyRoute;
+  if (!route) return;
+  const name = (o: any) => String(o.metadata.name);
+  // What the Router chart renders from the values of this class: a pool that does not fail open, an EPP in plain gRPC.
+  const pool = (await expectObject(`InferencePool ${ns}/${model.inferencePool.name}`, `/apis/inference.networking.k8s.io/v1/namespaces/${ns}/inferencepools/${model.inferencePool.name}`, (o) =>
+    o.spec.endpointPickerRef?.failureMode === 'FailClose' ? null : `failureMode ${o.spec.endpointPickerRef?.failureMode}`,
+  )) as any;
+  await expectObject(`Deployment ${ns}/${model.inferencePool.epp}`, `/apis/apps/v1/namespaces/${ns}/deployments/${model.inferencePool.epp}`, (o) => {
+    const args: string[] = o.spec.template.spec.containers.find((c: any) => c.name === 'epp')?.args ?? [];
+    return args.includes('--secure-serving=false') ? null : `EPP args ${JSON.stringify(args)} lack --secure-serving=false`;
+  });
+  await expectObject(`Service ${ns}/${name(route.service)}`, `/api/v1/namespaces/${ns}/services/${name(route.service)}`, (o) => {
+    // The Service is the pool's in Envoy Gateway's terms: the same selector, the pool's target port.
+    const sameSelector = JSON.stringify(o.spec.selector) === JSON.stringify(pool?.spec?.selector?.matchLabels);
+    const port = o.spec.ports?.[0];
+    return sameSelector && port?.targetPort === pool?.spec?.targetPorts?.[0]?.number ? null : `selector ${JSON.stringify(o.spec.selector)} port ${JSON.stringify(port)}, the pool's ${JSON.stringify(pool?.spec?.selector)} ${JSON.stringify(pool?.spec?.targetPorts)}`;
+  });
+  const onRoute = (o: any) => (o.spec.targetRefs?.[0]?.kind === 'HTTPRoute' && o.spec.targetRefs?.[0]?.name === model.httpRoute ? null : `targets ${JSON.stringify(o.spec.targetRefs)}`);
+  await expectObject(`EnvoyExtensionPolicy ${ns}/${name(route.extensionPolicy)}`, `/apis/gateway.envoyproxy.io/v1alpha1/namespaces/${ns}/envoyextensionpolicies/${name(route.extensionPolicy)}`, (o) => {
+    const backend = o.spec.extProc?.[0]?.backendRefs?.[0];
+    return onRoute(o) ?? (backend?.name === model.inferencePool.epp && backend?.port === 9002 ? null : `ext_proc to ${JSON.stringify(backend)}, not the EPP ${model.inferencePool.epp}:9002`);
+  });
+  await expectObject(`BackendTrafficPolicy ${ns}/${name(route.backendTrafficPolicy)}`, `/apis/gateway.envoyproxy.io/v1alpha1/namespaces/${ns}/backendtrafficpolicies/${name(route.backendTrafficPolicy)}`, (o) =>
+    onRoute(o) ?? (o.spec.loadBalancer?.endpointOverride?.extractFrom?.[0]?.header === 'x-gateway-destination-endpoint' ? null : `loadBalancer ${JSON.stringify(o.spec.loadBalancer)}`),
+  );
+  await expectObject(`HTTPRoute ${ns}/${model.httpRoute}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${ns}/httproutes/${model.httpRoute}`, (o) => {
+    const parent = o.spec.parentRefs?.[0]?.name;
+    const backend = o.spec.rules?.[0]?.backendRefs?.[0];
+    return parent === model.gateway.name && backend?.name === name(route.service) && (backend?.kind ?? 'Service') === 'Service' ? null : `parent ${parent}, backend ${JSON.stringify(backend)}`;
+  });
 }
 
 async function kserveProblems(model: KserveModelPlan, expectObject: ExpectObject): Promise<void> {
@@ -423,7 +477,8 @@ export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderT
  */
 export async function wireForVerify(cluster: TestCluster, plan: DeploymentPlan, serverFor: (pod: any) => Promise<number>): Promise<void> {
   await standInControllers(cluster, plan);
-  const namespaces = [...new Set([...plan.models.map((m) => m.namespace), ...(plan.models.some((m) => m.platform === 'kserve') ? [ENVOY_GATEWAY_SYSTEM] : [])])];
+  const envoy = plan.models.some((m) => m.platform === 'kserve' || (m.upstream === '2026-08' && m.router.gatewayClass === 'envoy' && m.manifests.gateway !== null));
+  const namespaces = [...new Set([...plan.models.map((m) => m.namespace), ...(envoy ? [ENVOY_GATEWAY_SYSTEM] : [])])];
   for (const namespace of namespaces) {
     const pods = await waitForReadyPods(cluster, namespace);
     for (const pod of pods) {
@@ -448,6 +503,7 @@ export async function standInControllers(cluster: TestCluster, plan: DeploymentP
       // Istio's gateway (a Gateway of class istio); the Router's standalone proxy is the chart's own.
       if (model.gateway.kind !== 'gateway') continue;
       if (model.upstream === '2026-08' && model.router.gatewayClass === 'agentgateway') standIns.push(...(await agentgatewayStandIn(cluster, model.namespace, model.gateway.name)));
+      else if (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy') standIns.push(...(await envoyGatewayStandIn(cluster, model.namespace, model.gateway.name, model.gateway.service)));
       else standIns.push(...(await istioGatewayStandIn(cluster, model.namespace, model.gateway.name)));
     } else {
       standIns.push(...await kserveStandIns(cluster, {
@@ -471,6 +527,12 @@ export async function standInControllers(cluster: TestCluster, plan: DeploymentP
 export async function removeStack(cluster: TestCluster, plan: DeploymentPlan, nodePrefix?: string): Promise<void> {
   const namespaces = [...new Set(plan.models.map((m) => m.namespace))];
   for (const ns of namespaces) await cluster.request('DELETE', `/api/v1/namespaces/${ns}`);
+  // Envoy Gateway's stand-in proxies of the llm-d Gateways (class envoy) live in its namespace.
+  for (const model of plan.models) {
+    if (model.platform !== 'llm-d' || model.upstream !== '2026-08' || model.router.gatewayClass !== 'envoy' || model.gateway.kind !== 'gateway') continue;
+    await cluster.request('DELETE', `/apis/apps/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/deployments/${model.gateway.service}`);
+    await cluster.request('DELETE', `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/services/${model.gateway.service}`);
+  }
   for (const pv of await list(cluster, '/api/v1/persistentvolumes')) {
     if (namespaces.includes(pv.spec.claimRef?.namespace)) await cluster.request('DELETE', `/api/v1/persistentvolumes/${pv.metadata.name}`);
   }

@@ -29,14 +29,17 @@ import { APP_DIR, clusterShape, deployedProblems, exampleStacks, removeStack, st
  * plan means it (`deployedProblems`, the same check as after a real `pulumi up`).
  *
  * On 2026-08 also the Router's other shapes no example stack has: standalone mode (the EPP and its
- * Envoy proxy, no Gateway) and a Gateway of class agentgateway (no controller here: its pods are not
- * placed, the Gateway and the chart's objects are admitted).
+ * Envoy proxy, no Gateway), a Gateway of class agentgateway (its controller stood in for), and one
+ * of class envoy (Envoy Gateway's proxy stood in for, placed by the EnvoyProxy app-serving writes;
+ * the pool's Service, the EnvoyExtensionPolicy and BackendTrafficPolicy admitted by EG v1.8.1's CRDs).
  */
 const STACKS = exampleStacks();
 const ROUTER_VARIANTS = [
   { file: 'Pulumi.cloud.yaml', router: { mode: 'standalone' } },
   { file: 'Pulumi.example.yaml', router: { mode: 'standalone' } },
   { file: 'Pulumi.kind.yaml', router: { mode: 'gateway', gatewayClass: 'agentgateway' } },
+  // Envoy Gateway: its own form of the pool's route, the proxy pods placed by an EnvoyProxy (Harbor, GPU taints).
+  { file: 'Pulumi.example.yaml', router: { mode: 'gateway', gatewayClass: 'envoy' } },
 ] as const;
 
 /**

@@ -1,5 +1,5 @@
 import type { DeploymentDiff, ModelDiff, ResourceChange, ValueChange } from '@app-serving/core';
-import type { Colors } from '../output.ts';
+import { redactCredentials, type Colors } from '../output.ts';
 import type { SideInfo } from './diff.ts';
 
 /** The two sides, as the output names them. */
@@ -28,9 +28,9 @@ function sideLabel(side: SideInfo, other: SideInfo): string {
   return other.ref !== null && side.stack === other.stack.slice(other.ref.length + 1) ? 'working tree' : side.stack;
 }
 
-/** `"a:v1"`, cut to {@link MAX_VALUE}. */
+/** `"a:v1"`, redacted whole (credentials in URLs), then cut to {@link MAX_VALUE}. */
 export function showValue(value: unknown): string {
-  const text = value === undefined ? 'unset' : JSON.stringify(value);
+  const text = value === undefined ? 'unset' : redactCredentials(JSON.stringify(value));
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
 }
 
@@ -127,6 +127,17 @@ function md(text: string): string {
 }
 
 /**
+ * Prose for a list item: its `…` spans as inline code (a warning's `app-serving images`), the rest
+ * escaped as {@link md} does — an escaped backtick would show on GitHub as a literal one.
+ */
+export function prose(text: string): string {
+  return text
+    .split(/(`[^`\r\n]+`)/)
+    .map((part, i) => (i % 2 === 1 ? code(part.slice(1, -1)) : md(part)))
+    .join('');
+}
+
+/**
  * The diff for a pull-request comment: a summary line, one table row per model, the warnings, and
  * the values and replaced resources in a collapsed section.
  */
@@ -156,7 +167,7 @@ export function formatMarkdown(diff: DeploymentDiff, header: DiffHeader): string
   }
   if (diff.warnings.length > 0) {
     out.push('> [!WARNING]');
-    for (const w of diff.warnings) out.push(`> - ${w.model ? `**${md(w.model)}**: ` : ''}${md(w.message)}`);
+    for (const w of diff.warnings) out.push(`> - ${w.model ? `**${md(w.model)}**: ` : ''}${prose(w.message)}`);
     out.push('');
   }
   const details: string[] = [];
@@ -171,7 +182,7 @@ export function formatMarkdown(diff: DeploymentDiff, header: DiffHeader): string
       details.push('');
     }
     for (const r of [...replaced, ...updated]) {
-      details.push(`- **${r.action}** ${code(r.object)}${r.reasons.length ? `: ${r.reasons.map(md).join('; ')}` : ''}${r.deleteBeforeReplace ? ' (deleted before it is created again)' : ''}`);
+      details.push(`- **${r.action}** ${code(r.object)}${r.reasons.length ? `: ${r.reasons.map(prose).join('; ')}` : ''}${r.deleteBeforeReplace ? ' (deleted before it is created again)' : ''}`);
       for (const c of r.changes.slice(0, MAX_FIELDS)) details.push(`  - ${code(c.path)}: ${cell(c, 'old')} → ${cell(c, 'new')}`);
       if (r.changes.length > MAX_FIELDS) details.push(`  - … ${r.changes.length - MAX_FIELDS} more`);
     }
@@ -179,7 +190,7 @@ export function formatMarkdown(diff: DeploymentDiff, header: DiffHeader): string
   }
   if (diff.stack.resources.length > 0 || diff.stack.secrets.length > 0) {
     details.push('#### stack', '');
-    for (const r of diff.stack.resources) details.push(`- **${r.action}** ${code(r.object)}${r.reasons.length ? `: ${r.reasons.map(md).join('; ')}` : ''}`);
+    for (const r of diff.stack.resources) details.push(`- **${r.action}** ${code(r.object)}${r.reasons.length ? `: ${r.reasons.map(prose).join('; ')}` : ''}`);
     for (const s of diff.stack.secrets) details.push(`- secret ${code(s.key)}: ${s.change} (not shown)`);
     details.push('');
   }

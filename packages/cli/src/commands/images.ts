@@ -39,8 +39,16 @@ export default async function images({ options, output }: { options: ImagesOptio
     for (const { model, where } of use.uses) output.out(c.dim(`      ${model}: ${where}`));
   }
   output.out('');
-  if (plan.models.some((m) => m.platform === 'llm-d')) {
-    output.out(c.dim('  The Istio gateway proxy image comes from your Istio installation, not from this stack: mirror it with Istio.'));
+  // The gateway proxies' images are their controllers', per class of the llm-d models' Gateways.
+  const classes = new Set(plan.models.flatMap((m) => (m.platform !== 'llm-d' ? [] : m.upstream === '2026-02' ? ['istio'] : m.router.gatewayClass === null ? [] : [m.router.gatewayClass])));
+  if (classes.has('istio')) output.out(c.dim('  The Istio gateway proxy image comes from your Istio installation, not from this stack: mirror it with Istio.'));
+  if (classes.has('agentgateway')) output.out(c.dim('  The agentgateway proxy image comes from your agentgateway installation, not from this stack: mirror it with agentgateway.'));
+  if (classes.has('envoy')) {
+    output.out(
+      c.dim(
+        "  The Envoy proxy image of the llm-d Gateways (class envoy) comes from your Envoy Gateway installation (v1.8.1: docker.io/envoyproxy/envoy:distroless-v1.38.1; its chart's global.images.envoyProxy.image), not from this stack: mirror it with Envoy Gateway.",
+      ),
+    );
   }
   if (plan.models.some((m) => m.platform === 'kserve')) {
     output.out(c.dim("  The images of KServe's controller, Envoy Gateway and Envoy AI Gateway come from their charts, not from this stack: mirror them with those charts."));

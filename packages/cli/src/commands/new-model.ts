@@ -1,10 +1,11 @@
-import { lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import {
   CONFIG_NAMESPACE,
   CURRENT_UPSTREAM,
   DEFAULT_UPSTREAM,
+  LLMD_VALUES_FOLDERS,
   MAX_STACK_FILE_BYTES,
   UPSTREAMS,
   displayPath,
@@ -12,7 +13,8 @@ import {
   mirrorTargetProblem,
   parseModelSize,
   readTextFile,
-  slugProblem,
+  slugProblemOn,
+  VALUES_FOLDERS,
   type Category,
   type Upstream,
 } from '@app-serving/core';
@@ -51,8 +53,6 @@ export default async function newModel({ options, operands, output }: { options:
   const target = options.target;
   if (target !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(target)) throw new UsageError(`--target ${target}: use lower-case letters, digits and "-"`);
   const slug = target ? `${options.slug}-${target}` : options.slug;
-  const problem = slugProblem(slug);
-  if (problem) throw new UsageError(`--slug${target ? ' (with --target)' : ''}: ${problem}`);
   const template: TemplateName = options.template ?? (options.category === 'embedder' ? 'infinity' : 'vllm');
   if (template === 'infinity' && options.category !== 'embedder') throw new UsageError('--template infinity serves embedding models: use --category embedder');
   if (options.size !== undefined && template !== 'kserve-vllm') throw new UsageError('--size is for --template kserve-vllm');
@@ -66,13 +66,18 @@ export default async function newModel({ options, operands, output }: { options:
   const stackFile = options.stack === undefined ? undefined : resolveStackFile({ stack: options.stack });
   const stackSet = stackFile === undefined ? undefined : setOfStack(stackFile);
   const upstream = (options.upstream as Upstream | undefined) ?? stackSet ?? CURRENT_UPSTREAM;
+  // The limit is explained with the names of the set the folders are for (hostile round 3, m18).
+  const problem = slugProblemOn(slug, template === 'kserve-vllm' ? DEFAULT_UPSTREAM : upstream);
+  if (problem) throw new UsageError(`--slug${target ? ' (with --target)' : ''}: ${problem}`);
 
   const modelsDir = resolveModelsDir({ ...(options.modelsDir !== undefined && { modelsDir: options.modelsDir }) }, stackFile === undefined ? process.cwd() : dirname(stackFile));
   const folderName = target ? `${name}-${target}` : name;
   const folder = join(modelsDir, options.category, folderName);
   // lstat, not exists: a dangling symlink "does not exist" but is the user's, and must be left alone.
-  if (lexists(folder)) throw new UsageError(`${displayPath(folder)} already exists; new-model never overwrites a model (pick another name or remove it)`);
-  checkWritableDir('--models-dir', join(modelsDir, options.category));
+  // An existing model folder is refused, unless it holds only the other set's llm-d folders: then
+  // this set's are added beside them (what validate's set-mismatch problem asks for).
+  const adding = lexists(folder) ? otherSetFolder(folder, slug, upstream, template, target) : false;
+  if (!adding) checkWritableDir('--models-dir', join(modelsDir, options.category));
 
   const modelId = options.modelId ?? name;
   const files = renderTemplate(template, {
@@ -84,21 +89,26 @@ export default async function newModel({ options, operands, output }: { options:
     upstream,
     ...(billions !== undefined && { sizing: kserveSizing(billions) }),
   });
-  try {
-    // The folder itself is created without `recursive`, so that it fails (EEXIST) rather than
-    // writing into something that appeared meanwhile; only what this run created is removed.
-    mkdirSync(join(modelsDir, options.category), { recursive: true });
-    mkdirSync(folder);
-  } catch (error) {
-    throw new UsageError(`cannot create ${displayPath(folder)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  if (!adding) {
+    try {
+      // The folder itself is created without `recursive`, so that it fails (EEXIST) rather than
+      // writing into something that appeared meanwhile; only what this run created is removed.
+      mkdirSync(join(modelsDir, options.category), { recursive: true });
+      mkdirSync(folder);
+    } catch (error) {
+      throw new UsageError(`cannot create ${displayPath(folder)} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
   }
+  const created: string[] = [];
   try {
     for (const [dir, text] of Object.entries(files)) {
-      mkdirSync(join(folder, dir), { recursive: true });
+      // Each values folder is created without `recursive` too: one that appeared meanwhile is never written into.
+      mkdirSync(join(folder, dir));
+      created.push(join(folder, dir));
       writeFileSync(join(folder, dir, 'values.yaml'), text, { flag: 'wx' });
     }
   } catch (error) {
-    rmSync(folder, { recursive: true, force: true });
+    for (const dir of adding ? created : [folder]) rmSync(dir, { recursive: true, force: true });
     throw new UsageError(`cannot write into ${displayPath(folder)} (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was left behind`);
   }
 
@@ -107,16 +117,46 @@ export default async function newModel({ options, operands, output }: { options:
   const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId), ownSet);
   const written = Object.keys(files).map((dir) => displayPath(join(folder, dir, 'values.yaml')));
   if (options.json) {
-    output.json({ folder: displayPath(folder), slug, template, upstream, files: written, stackSnippet: snippet });
+    output.json({ folder: displayPath(folder), slug, template, upstream, added: adding, files: written, stackSnippet: snippet });
     return EXIT.ok;
   }
-  output.out(`${output.color.green('created')} ${displayPath(folder)} (template ${template}, slug ${slug}, the ${upstream} set)`);
+  output.out(`${output.color.green(adding ? 'added' : 'created')} ${adding ? `the ${upstream} folders to ` : ''}${displayPath(folder)} (template ${template}, slug ${slug}, the ${upstream} set)`);
   for (const file of written) output.out(`  ${file}`);
   output.out('');
   output.out('Enable it in your stack file (Pulumi.<stack>.yaml), then run `app-serving validate`:');
   output.out('');
   output.out(snippet);
   return EXIT.ok;
+}
+
+/**
+ * For a model folder that exists already: true when new-model may add the folders of `upstream`
+ * to it — a real folder (not a link) holding llm-d values folders of another set only, all with
+ * `slug`; otherwise the usage error that says why not (new-model never overwrites a model).
+ */
+function otherSetFolder(folder: string, slug: string, upstream: Upstream, template: TemplateName, target: string | undefined): true {
+  const shown = displayPath(folder);
+  const refuse = (why = '') => new UsageError(`${shown} already exists${why}; new-model never overwrites a model (pick another name or remove it)`);
+  let names: string[];
+  try {
+    if (!lstatSync(folder).isDirectory()) throw refuse();
+    names = readdirSync(folder);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw refuse();
+  }
+  const prefixes = (set: Upstream) => LLMD_VALUES_FOLDERS[set].wanted.map((kind) => `${VALUES_FOLDERS[kind]}-`);
+  const valuesFolders = (list: readonly string[]) => names.filter((n) => list.some((p) => n.startsWith(p) && n.length > p.length)).sort();
+  const own = valuesFolders([...prefixes(upstream), `${VALUES_FOLDERS.kserve}-`]);
+  const others = valuesFolders(UPSTREAMS.filter((u) => u !== upstream).flatMap(prefixes));
+  if (template === 'kserve-vllm' || own.length > 0 || others.length === 0) throw refuse(own.length > 0 ? ` (it holds ${own.map((f) => `${f}/`).join(', ')})` : '');
+  const slugs = new Set(others.map((f) => f.slice(f.indexOf('-') + 1)));
+  if (slugs.size !== 1 || !slugs.has(slug)) {
+    const theirs = [...slugs][0]!;
+    const wanted = target !== undefined && theirs.endsWith(`-${target}`) ? `${theirs.slice(0, -(target.length + 1))} (with --target ${target})` : theirs;
+    throw new UsageError(`${shown} holds ${others.map((f) => `${f}/`).join(', ')}: the values folders of one model share one slug; give --slug ${wanted}`);
+  }
+  return true;
 }
 
 /** Longest model folder name: the folder and its files must stay well under the 255-byte file name limit. */

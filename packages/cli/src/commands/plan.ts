@@ -41,6 +41,10 @@ export function describePlan(plan: DeploymentPlan, output: Pick<Output, 'color'>
     const gw = plan.kserve.gateway;
     lines.push(`  kserve      Gateway ${gw.namespace}/${gw.name} (class ${gw.className}${gw.create ? ', created by this stack' : ', already on the cluster'})`);
   }
+  if (plan.envoyGatewayClass && plan.models.some((m) => m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy')) {
+    const ec = plan.envoyGatewayClass;
+    lines.push(`  envoy       GatewayClass ${ec.name} (${ec.controllerName}; ${ec.create ? 'created by this stack' : 'already on the cluster'}): the llm-d Gateways of class envoy${plan.kserve ? " and KServe's" : ''}`);
+  }
   for (const model of plan.models) {
     lines.push('');
     lines.push(`${c.bold(`${model.category}/${model.name}`)}  ${c.cyan(`[${model.platform}${model.upstream === DEFAULT_UPSTREAM ? '' : ` ${model.upstream}`}]`)}  slug ${model.slug}`);
@@ -59,12 +63,16 @@ function describeLlmd(model: AnyLlmdModelPlan): string[] {
     model.gateway.kind === 'gateway'
       ? row('gateway', `${model.gateway.name} → ${model.gateway.url} (alias ${model.gateway.alias})`)
       : row('entry', `the Router's proxy → ${model.gateway.url} (alias ${model.gateway.alias}; no Gateway: standalone mode)`),
-    ...(model.gateway.kind === 'gateway' ? [row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; access logs ${model.gateway.accessLogging ? 'on' : 'off'}`)] : []),
+    ...(model.gateway.kind === 'gateway'
+      ? [row('listener', `HTTP :${model.gateway.port}, routes from ${describeRouteNamespaces(model)}; ${model.upstream === '2026-08' ? `access logs not set by app-serving${model.router.gatewayClass === 'istio' ? " (Istio's own: its Telemetry API)" : ''}` : `access logs ${model.gateway.accessLogging ? 'on' : 'off'}`}`)]
+      : []),
     model.embeddingService
       ? row('embeddings', `Service ${model.embeddingService.name}:${model.embeddingService.port} → decode pods :${model.embeddingService.targetPort} (${model.embeddingService.url})`)
-      : model.httpRoute
-        ? row('route', `HTTPRoute ${model.httpRoute} → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`)
-        : row('route', `the Router's proxy → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`),
+      : model.upstream === '2026-08' && model.manifests.envoyRoute
+        ? envoyRouteRow(model, model.manifests.envoyRoute)
+        : model.httpRoute
+          ? row('route', `HTTPRoute ${model.httpRoute} → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`)
+          : row('route', `the Router's proxy → InferencePool ${model.inferencePool.name} (EPP ${model.inferencePool.epp})`),
     row('model server', `${model.upstream === '2026-08' ? 'Deployment ' : ''}${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
     row('ready', `pulumi up waits up to ${model.readyTimeout.text} for the model Deployments (readyTimeout)`),
     row('access', model.embeddingService ? `${describeAccess(model.access)}: the embeddings Service has no gateway in its path` : describeAccess(model.access)),
@@ -81,6 +89,17 @@ function describeLlmd(model: AnyLlmdModelPlan): string[] {
   lines.push(row('control pods', `${controlPods}: ${control.length ? control.join(', ') : 'anywhere'}`));
   lines.push(row('images', model.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', ')));
   return lines;
+}
+
+/** Class envoy: Envoy Gateway's form of the route (the pool's Service, the EPP over ext_proc, its pick honoured). */
+function envoyRouteRow(model: LlmdRouterModelPlan, route: NonNullable<LlmdRouterModelPlan['manifests']['envoyRoute']>): string {
+  const name = (o: Record<string, unknown>) => String((o.metadata as { name: string }).name);
+  const port = (route.service.spec as { ports: { port: number }[] }).ports[0]!.port;
+  const extProc = (route.extensionPolicy.spec as { extProc: { backendRefs: { name: string; port: number }[] }[] }).extProc[0]!.backendRefs[0]!;
+  return row(
+    'route',
+    `HTTPRoute ${model.httpRoute} → Service ${name(route.service)}:${port} (the pods of InferencePool ${model.inferencePool.name}); EPP ${extProc.name}:${extProc.port} picks the pod over ext_proc (EnvoyExtensionPolicy ${name(route.extensionPolicy)}), BackendTrafficPolicy ${name(route.backendTrafficPolicy)} sends the request there`,
+  );
 }
 
 /** 2026-02: the three releases, each chart as deployed (the pinned name, or the mirror, package or folder the stack points at). */

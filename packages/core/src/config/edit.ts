@@ -5,11 +5,13 @@ import { deepEqual } from '../values/merge.ts';
 /**
  * Edits of a Pulumi stack file that keep everything else as it was written — comments, order,
  * quoting, blank lines, line endings: each edit changes only the lines of the key it sets, adds
- * or removes (found with the `yaml` library's document model and its source ranges). When an edit
- * cannot be made that way (a flow mapping, a key sharing its line with another), the document is
- * changed with the same library's Document API and written out again, which keeps comments but may
- * re-flow long lines. Either way the result is parsed back and checked to hold exactly the edited
- * values, or the edit fails.
+ * or removes (found with the `yaml` library's document model and its source ranges); a value set
+ * keeps its quotes, an added line takes the line ending of the line above it (a file may mix LF and
+ * CR LF). When an edit cannot be made that way (a flow mapping, a key sharing its line with
+ * another), the document is changed with the same library's Document API and written out again,
+ * which keeps comments but may re-flow long lines; the keys go where the in-place edit puts them
+ * (a stack key first in `config:` with its comment, a model key below `name`). Either way the
+ * result is parsed back and checked to hold exactly the edited values, or the edit fails.
  */
 
 /** One edit of a stack file's `config:` section. */
@@ -38,18 +40,14 @@ export function editStackText(text: string, edits: readonly StackEdit[]): Edited
   const doc = parse(text);
   const expected = applyToValue(doc, edits);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
-  const splices = edits.map((edit) => spliceFor(doc, text, edit, eol));
+  const splices = edits.map((edit) => spliceFor(doc, text, edit));
   if (splices.every((s): s is Splice => s !== null)) {
     let out = text;
     for (const s of [...splices].sort((a, b) => b.start - a.start)) out = out.slice(0, s.start) + s.insert + out.slice(s.end);
     if (holds(out, expected)) return { text: out, rewritten: false };
   }
   const fresh = parse(text);
-  for (const edit of edits) {
-    const path = pathOf(fresh, edit);
-    if (edit.kind === 'delete-model') fresh.deleteIn(path);
-    else fresh.setIn(path, edit.value);
-  }
+  for (const edit of edits) editDocument(fresh, edit);
   const out = eol === '\r\n' ? fresh.toString().replace(/\r?\n/g, '\r\n') : fresh.toString();
   if (!holds(out, expected)) throw new Error('the stack file could not be edited in place: the result does not hold the edited values');
   return { text: out, rewritten: true };
@@ -89,6 +87,38 @@ function pathOf(doc: Document, edit: StackEdit): (string | number)[] {
   return ['config', configKey(config, 'models'), edit.category, edit.index, edit.key];
 }
 
+/**
+ * Makes one edit with the Document API, placed as the in-place edit places it: a new stack key
+ * first in `config:` with its comment, a new model key below the entry's `name`; a value set in
+ * place keeps its quoting.
+ */
+function editDocument(doc: Document, edit: StackEdit): void {
+  const path = pathOf(doc, edit);
+  if (edit.kind === 'delete-model') {
+    doc.deleteIn(path);
+    return;
+  }
+  const current = doc.getIn(path, true);
+  if (isScalar(current)) {
+    current.value = edit.value;
+    return;
+  }
+  const parent = doc.getIn(path.slice(0, -1), true);
+  const key = path[path.length - 1] as string;
+  if (!isMap(parent)) {
+    doc.setIn(path, edit.value);
+    return;
+  }
+  const pair = doc.createPair(key, edit.value);
+  if (edit.kind === 'set-stack') {
+    if (edit.comment && isScalar(pair.key)) pair.key.commentBefore = edit.comment.split('\n').map((line) => ` ${line}`).join('\n');
+    parent.items.unshift(pair);
+  } else {
+    const name = parent.items.findIndex((p) => isScalar(p.key) && p.key.value === 'name');
+    parent.items.splice(name + 1, 0, pair);
+  }
+}
+
 /** What the document holds once edited, as plain data (what the edited text must parse to). */
 function applyToValue(doc: Document, edits: readonly StackEdit[]): unknown {
   const out = structuredClone((doc.toJS() as unknown) ?? {}) as Record<string, unknown>;
@@ -108,12 +138,12 @@ function applyToValue(doc: Document, edits: readonly StackEdit[]): unknown {
 }
 
 /** The splice that makes one edit in place, or null when it cannot be made that way. */
-function spliceFor(doc: Document, text: string, edit: StackEdit, eol: string): Splice | null {
+function spliceFor(doc: Document, text: string, edit: StackEdit): Splice | null {
   const config = configMap(doc);
   if (!config || config.flow) return null;
   if (edit.kind === 'set-stack') {
     const pair = findPair(config, configKey(config, edit.key));
-    if (pair) return replaceValue(pair, edit.value);
+    if (pair) return replaceValue(text, pair, edit.value);
     const first = config.items[0];
     const configPair = (doc.contents as YAMLMap).items.find((p) => isScalar(p.key) && p.key.value === 'config');
     if (!first || !isNode(first.key) || !configPair || !isNode(configPair.key)) return null;
@@ -121,6 +151,7 @@ function spliceFor(doc: Document, text: string, edit: StackEdit, eol: string): S
     const at = text.indexOf('\n', configPair.key.range![1]);
     if (at < 0 || at >= first.key.range![0]) return null;
     const indent = ' '.repeat(column(text, first.key.range![0]));
+    const eol = lineEnding(text, at);
     const comment = edit.comment ? edit.comment.split('\n').map((line) => `${indent}# ${line}${eol}`).join('') : '';
     return { start: at + 1, end: at + 1, insert: `${comment}${indent}${configKey(config, edit.key)}: ${edit.value}${eol}` };
   }
@@ -132,27 +163,55 @@ function spliceFor(doc: Document, text: string, edit: StackEdit, eol: string): S
   if (edit.kind === 'delete-model') {
     if (!pair || !isNode(pair.key) || !isNode(pair.value)) return null;
     const start = lineStart(text, pair.key.range![0]);
-    // Only a key alone on its lines (not the entry's first key, after `- `).
-    if (text.slice(start, pair.key.range![0]).trim() !== '') return null;
+    if (text.slice(start, pair.key.range![0]).trim() !== '') {
+      // The entry's first key, after `- `: removed up to the next key, which takes its place on
+      // that line, when only a line break (and this key's own comment) stands between them.
+      const next = entry.items[entry.items.indexOf(pair) + 1];
+      if (entry.items[0] !== pair || !next || !isNode(next.key)) return null;
+      if (!/^[ \t]*(#[^\n]*)?\n[ \t]*$/.test(text.slice(pair.value.range![1], next.key.range![0]))) return null;
+      return { start: pair.key.range![0], end: next.key.range![0], insert: '' };
+    }
     const newline = text.indexOf('\n', pair.value.range![1]);
     return { start, end: newline < 0 ? text.length : newline + 1, insert: '' };
   }
-  if (pair) return replaceValue(pair, edit.value);
+  if (pair) return replaceValue(text, pair, edit.value);
   const name = findPair(entry, 'name');
   if (!name || !isNode(name.key) || !isNode(name.value)) return null;
   const newline = text.indexOf('\n', name.value.range![1]);
   if (newline < 0) return null;
   const indent = ' '.repeat(column(text, name.key.range![0]));
-  return { start: newline + 1, end: newline + 1, insert: `${indent}${edit.key}: ${edit.value}${eol}` };
+  return { start: newline + 1, end: newline + 1, insert: `${indent}${edit.key}: ${edit.value}${lineEnding(text, newline)}` };
 }
 
 function findPair(map: YAMLMap, key: string): Pair | undefined {
   return map.items.find((p) => isScalar(p.key) && p.key.value === key);
 }
 
-function replaceValue(pair: Pair, value: string): Splice | null {
+/**
+ * Replaces a scalar's value, quoted as it was (`"2026-02"` → `"2026-08"`, `'…'` likewise); a block
+ * scalar (`|` and its line) becomes a plain value on the key's line. `value` needs no escaping
+ * (a set name).
+ */
+function replaceValue(text: string, pair: Pair, value: string): Splice | null {
   if (!isScalar(pair.value) || !pair.value.range) return null;
-  return { start: pair.value.range[0], end: pair.value.range[1], insert: value };
+  const [start, end] = pair.value.range;
+  switch (pair.value.type) {
+    case 'QUOTE_DOUBLE':
+      return { start, end, insert: `"${value}"` };
+    case 'QUOTE_SINGLE':
+      return { start, end, insert: `'${value}'` };
+    case 'BLOCK_LITERAL':
+    case 'BLOCK_FOLDED':
+      // The range ends after the content's last line break, which the value keeps.
+      return { start, end, insert: `${value}${text[end - 1] === '\n' ? lineEnding(text, end - 1) : ''}` };
+    default:
+      return { start, end, insert: value };
+  }
+}
+
+/** The line ending of the line whose line feed is at `newline`: CR LF or LF (a file may mix them; each inserted line takes its neighbour's). */
+function lineEnding(text: string, newline: number): string {
+  return text[newline - 1] === '\r' ? '\r\n' : '\n';
 }
 
 function isNode(value: unknown): value is Node {

@@ -73,7 +73,7 @@ export function loadStackFile(file: string, displayName = file, options: LoadOpt
   } catch (error) {
     throw new StackError([{ code: 'file.unreadable', path: '', message: `cannot read the stack file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: displayName }]);
   }
-  if ('problem' in read) throw new StackError([{ code: 'file.too-large', path: '', message: `the stack file ${read.problem}`, file: displayName }]);
+  if ('problem' in read) throw new StackError([{ code: 'notAFile' in read ? 'file.unreadable' : 'file.too-large', path: '', message: `the stack file ${read.problem}`, file: displayName }]);
   return parseStackFile(read.text, displayName, stackNameFromFile(file), options);
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { PLATFORMS, UPSTREAMS } from '../constants.ts';
+import { AUTOSCALING_SIGNALS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
-import { durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
+import { durationLimitProblem, durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
 import type {
   ChartOverride,
@@ -17,11 +17,7 @@ import type {
   RouterSettings,
   PrometheusSettings,
   StackConfigInput,
-  AutoscalingSignal,
 } from './types.ts';
-
-/** The signals a model can scale on (the autoscaling feature reads them: features/autoscaling). */
-export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp-kv-cache'] as const satisfies readonly AutoscalingSignal[];
 
 /**
  * The zod schema of the `app-serving:*` keys of a Pulumi stack file (DESIGN §4).
@@ -30,12 +26,18 @@ export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp
  * `modelSource` fields, names) live in `rules.ts`, so that every problem is reported in one pass.
  */
 
-/** A chart or repository URL must not carry credentials: plan, render and Pulumi's state would show them. */
+/**
+ * A URL of the stack must not carry credentials (core's one finder, redact.ts: `user:password@`
+ * however written, a token in the query or the fragment): plan and render print a plain stack
+ * value, Pulumi's state and the cluster object store it unencrypted. Each message says where the
+ * credential belongs instead.
+ */
 const noCredentials = (url: string) => !hasUrlCredentials(url);
-const CREDENTIALS_IN_URL = {
-  message:
-    'carries credentials (user:password@ or a token in the query); remove them: a plain stack value is printed by plan and render and stored unencrypted (log in to the registry or repository on the machine that runs pulumi instead)',
-};
+const CREDENTIALS = 'carries credentials (user:password@, or a token in the query or fragment); remove them: a plain stack value is printed by plan and render and stored unencrypted';
+const CREDENTIALS_IN_URL = { message: `${CREDENTIALS} (log in to the registry or repository on the machine that runs pulumi instead)` };
+const CREDENTIALS_IN_PROMETHEUS_URL = { message: `${CREDENTIALS} (set prometheus.auth and the secret prometheusCredentials instead)` };
+const CREDENTIALS_IN_JWKS_URL = { message: `${CREDENTIALS}, and in the cluster's policy object (a JWKS holds public keys: serve it without credentials, or give the keys inline with jwt.jwks)` };
+const CREDENTIALS_IN_ISSUER = { message: `${CREDENTIALS}, and in the cluster's policy object (the issuer is the tokens' public "iss" name: it holds no credentials)` };
 
 /** One folder name, never a path: nothing outside `models/<category>/` is ever read. */
 const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -124,6 +126,19 @@ const durationSchema = z
   .string()
   .refine((text) => (durationSeconds(text) ?? 0) > 0, { message: 'must be a duration such as 30m, 1h or 1h30m (hours h, minutes m, seconds s)' });
 
+/**
+ * The most seconds `pulumi.com/timeoutSeconds` can say: the Kubernetes provider reads it with Go's
+ * `strconv.Atoi` and multiplies it into a `time.Duration` (int64 nanoseconds), so past 9,223,372,036
+ * seconds it wraps, and a number Atoi cannot read is ignored — the default 10 minutes applies
+ * (pulumi-kubernetes v4 `pkg/metadata/overrides.go`, TimeoutDuration).
+ */
+export const MAX_READY_TIMEOUT_SECONDS = 9_223_372_036;
+const readyTimeoutSchema = durationSchema.superRefine((text, ctx) => {
+  const seconds = durationSeconds(text);
+  const problem = seconds === undefined ? null : durationLimitProblem(text, seconds, { seconds: MAX_READY_TIMEOUT_SECONDS, what: "Pulumi's await timeout", source: 'pulumi-kubernetes reads pulumi.com/timeoutSeconds into a Go time.Duration' }, { echo: false });
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const gpuTolerationSchema = z
   .strictObject({
     key: z.string().refine(isLabelKey, { message: 'must be a taint key: [<DNS subdomain>/]<name>, the name ≤ 63 letters, digits, "-", "_", "." starting and ending with a letter or digit' }),
@@ -171,7 +186,7 @@ export const prometheusSchema = z
       .string()
       .url()
       .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http:// or https:// URL' })
-      .refine(noCredentials, CREDENTIALS_IN_URL)
+      .refine(noCredentials, CREDENTIALS_IN_PROMETHEUS_URL)
       .meta({ description: 'The Prometheus the autoscalers query, e.g. `http://prometheus-operated.monitoring.svc:9090`.' }),
     auth: z.enum(['bearer', 'basic']).optional().meta({ description: 'How KEDA authenticates to it; the token or password is the secret `prometheusCredentials`. Default: none.' }),
     username: z.string().min(1).optional().meta({ description: 'The user name, with auth: basic.' }),
@@ -200,9 +215,9 @@ export const accessSchema = z
       .meta({ description: 'Names of `app-serving:apiKeys` this model accepts (HTTP Basic `<name>:<key>`); two at once rotate a key without downtime.' }),
     jwt: z
       .strictObject({
-        issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
+        issuer: z.string().min(1).max(253).refine(noCredentials, CREDENTIALS_IN_ISSUER).meta({ description: 'The `iss` the tokens must carry.' }),
         audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
-        jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+        jwksUri: z.string().url().refine(noCredentials, CREDENTIALS_IN_JWKS_URL).optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
         jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
       })
       .optional()
@@ -228,14 +243,20 @@ export const modelEntrySchema = z
     enabled: z.boolean().default(true).meta({ description: 'Disabled models are not read or deployed.' }),
     nodeSelector: nodeSelector.default({}),
     nameSpace: z.string().optional().meta({ description: 'Namespace override. Default: `llm-d-<slug>`.' }),
-    releaseName: z.string().optional().meta({ description: 'llm-d-infra release override. Default: `infra-<slug>`.' }),
+    releaseName: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'llm-d: the release that names the model\'s gateway objects. 2026-08: the llm-d Router chart\'s release (EPP `<releaseName>-epp`, InferencePool and HTTPRoute `<releaseName>`, Gateway `<releaseName>-gateway`), default `router-<slug>`. 2026-02: the llm-d-infra release (Gateway `<releaseName>-inference-gateway`), default `infra-<slug>`.',
+      }),
     platform: z.enum(PLATFORMS).optional().meta({ description: 'Serving platform of this model. Default: the stack `platform`.' }),
     modelSource: modelSourceSchema.optional(),
     upstream: z.enum(UPSTREAMS).optional().meta({
       description: "The set of upstream versions this model is deployed with (`2026-02` or `2026-08`), for moving a stack one model at a time. Default: the stack's `upstream`.",
     }),
     access: accessSchema.optional(),
-    readyTimeout: durationSchema.optional().meta({
+    readyTimeout: readyTimeoutSchema.optional().meta({
       description:
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
     }),
@@ -252,12 +273,18 @@ export const modelGatewaySchema = z
         description:
           'Which namespaces may attach routes to a model\'s Gateway: `Same` (only the model\'s own namespace), `All` (any namespace: the llm-d-infra default), or a list of namespaces allowed besides the model\'s own. Default: `Same`.',
       }),
+    // No zod default: validate must tell a value the stack sets (which has no effect on 2026-08
+    // models, and says so) from none; the 2026-02 set reads an absent value as true.
     accessLogging: z
       .boolean()
-      .default(true)
-      .meta({ description: 'Envoy access logs of the gateway pods (an Istio `Telemetry` per Gateway, llm-d-infra `gateway.gatewayParameters.accessLogging`). Default: true.' }),
+      .optional()
+      .meta({
+        default: true,
+        description:
+          '2026-02 llm-d models: Envoy access logs of the gateway pods (an Istio `Telemetry` per Gateway, llm-d-infra `gateway.gatewayParameters.accessLogging`). Default: true. On 2026-08 app-serving sets no access logs (validate warns when this key is set): they are Istio\'s own, its Telemetry API or `meshConfig.accessLogFile`.',
+      }),
   })
-  .meta({ description: 'The Istio Gateway of each llm-d model (llm-d-infra): who may attach routes to it, and its access logs.' });
+  .meta({ description: 'The Gateway of each llm-d model: who may attach routes to it, and (2026-02, llm-d-infra) its access logs.' });
 
 export const kserveSchema = z
   .strictObject({
@@ -287,8 +314,9 @@ export const routerSchema = z
       description:
         '`gateway`: each model gets its own Gateway (class `gatewayClass`) whose HTTPRoute sends requests to the Router\'s InferencePool — for clients outside the namespace, TLS and policies at the gateway. `standalone`: no Gateway; the Router runs an Envoy proxy beside its endpoint picker and clients call its Service — fewer moving parts, no Gateway API controller needed. Default: `gateway`.',
     }),
-    gatewayClass: z.enum(['istio', 'agentgateway']).default('istio').meta({
-      description: 'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled) or `agentgateway`. Default: `istio`.',
+    gatewayClass: z.enum(ROUTER_GATEWAY_CLASSES).default('istio').meta({
+      description:
+        'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled), `agentgateway`, or `envoy` (Envoy Gateway ≥ v1.5: the stack\'s Envoy GatewayClass, the one KServe\'s Gateway uses, `kserve.gateway.className`; app-serving routes to the pool\'s pods through a Service and calls the EPP with an EnvoyExtensionPolicy). Default: `istio`.',
     }),
   })
   .meta({ description: '2026-08 llm-d: how the models are reached (the llm-d Router\'s gateway or standalone mode).' });

@@ -1,4 +1,4 @@
-import type { Platform, Upstream } from '../constants.ts';
+import type { AUTOSCALING_SIGNALS, Platform, RouterGatewayClass, Upstream } from '../constants.ts';
 import type { Secret } from '../secret.ts';
 
 /**
@@ -72,14 +72,14 @@ export interface ChartOverrides {
 
 /** `router`: how the llm-d models of the 2026-08 set are reached. */
 export interface RouterSettings {
-  /** `gateway`: a Gateway per model (Istio or AgentGateway) routes to the Router's InferencePool; `standalone`: the Router's own Envoy proxy beside its EPP, no Gateway. */
+  /** `gateway`: a Gateway per model (Istio, agentgateway or Envoy Gateway) routes to the Router's pool; `standalone`: the Router's own Envoy proxy beside its EPP, no Gateway. */
   mode: 'gateway' | 'standalone';
   /** The GatewayClass of each model's Gateway in gateway mode. */
-  gatewayClass: 'istio' | 'agentgateway';
+  gatewayClass: RouterGatewayClass;
 }
 
 /** What a model's autoscaler follows: vLLM's queue or KV cache on its pods, or the EPP's pool-wide averages. */
-export type AutoscalingSignal = 'queue-depth' | 'kv-cache' | 'epp-queue' | 'epp-kv-cache';
+export type AutoscalingSignal = (typeof AUTOSCALING_SIGNALS)[number];
 
 /**
  * `models.<category>[].autoscaling`: scale the model servers between two counts on an LLM signal.
@@ -157,10 +157,11 @@ export interface ModelEntryInput extends Omit<ModelEntry, 'enabled' | 'nodeSelec
   autoscaling?: ModelAutoscalingInput | undefined;
 }
 
-/** The Istio Gateway of each llm-d model. */
+/** The Gateway of each llm-d model. */
 export interface ModelGateway {
   routeNamespaces: 'Same' | 'All' | string[];
-  accessLogging: boolean;
+  /** 2026-02 only (llm-d-infra's Telemetry); absent means true there. */
+  accessLogging?: boolean | undefined;
 }
 
 /** The Envoy Gateway KServe routes through. */

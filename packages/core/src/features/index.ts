@@ -1,7 +1,7 @@
 import type { StackConfig } from '../config/load.ts';
 import type { Issue } from '../errors.ts';
 import type { LlmdFeatures } from '../upstream/generation.ts';
-import { ACCESS, accessEnforced, accessPlan } from './access/index.ts';
+import { ACCESS, accessEnforced, accessPlan, envoyRateLimit } from './access/index.ts';
 import { AUTOSCALING, planAutoscaling, valuesAutoscalerConflicts } from './autoscaling/index.ts';
 import type { Feature } from './types.ts';
 
@@ -14,4 +14,4 @@ export function checkFeatureRules(config: StackConfig): Issue[] {
 }
 
 /** What a set of upstream versions calls of the features while it plans an llm-d model. */
-export const LLMD_FEATURES: LlmdFeatures = { accessPlan, accessEnforced, planAutoscaling, valuesAutoscalerConflicts };
+export const LLMD_FEATURES: LlmdFeatures = { accessPlan, accessEnforced, envoyRateLimit, planAutoscaling, valuesAutoscalerConflicts };

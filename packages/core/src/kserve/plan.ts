@@ -1,5 +1,4 @@
 import {
-  ENVOY_GATEWAY_CONTROLLER,
   ENVOY_GATEWAY_NAMESPACE,
   ENVOY_LABEL_OWNING_GATEWAY_NAME,
   ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE,
@@ -9,6 +8,7 @@ import {
   type Category,
   type Upstream,
 } from '../constants.ts';
+import { envoyGatewayClassOf } from '../envoy-gateway.ts';
 import { accessPlan, type AccessPlan } from '../features/access/plan.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFile } from '../discovery.ts';
@@ -121,14 +121,16 @@ export const KSERVE_STRICT_V1ALPHA2: readonly StrictBlock[] = [
 
 /** The stack-wide KServe plan. */
 export function kserveStackPlan(config: StackConfig): KserveStackPlan {
-  const gateway = config.kserve?.gateway ?? { name: 'kserve-ingress-gateway', namespace: 'kserve', className: 'envoy', create: true };
+  const gateway = config.kserve?.gateway ?? { name: 'kserve-ingress-gateway', namespace: 'kserve' };
+  // The class is the stack's Envoy GatewayClass, one for KServe and llm-d alike.
+  const envoyClass = envoyGatewayClassOf(config);
   return {
     gateway: {
       name: gateway.name,
       namespace: gateway.namespace,
-      className: gateway.className,
-      controllerName: ENVOY_GATEWAY_CONTROLLER,
-      create: gateway.create,
+      className: envoyClass.name,
+      controllerName: envoyClass.controllerName,
+      create: envoyClass.create,
       port: GATEWAY_HTTP_PORT,
       proxyNamespace: ENVOY_GATEWAY_NAMESPACE,
       proxyLabels: { [ENVOY_LABEL_OWNING_GATEWAY_NAME]: gateway.name, [ENVOY_LABEL_OWNING_GATEWAY_NAMESPACE]: gateway.namespace },

@@ -23,4 +23,6 @@ export const RESOURCE_TYPES = {
   envoyFilter: { apiVersion: 'networking.istio.io/v1alpha3', kind: 'EnvoyFilter' },
   securityPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'SecurityPolicy' },
   backendTrafficPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy' },
+  envoyExtensionPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyExtensionPolicy' },
+  envoyProxy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyProxy' },
 } as const satisfies Record<string, ResourceType>;

@@ -31,6 +31,8 @@ export interface LlmdFeatures {
   accessPlan(access: ModelAccess | undefined): AccessPlan;
   /** True when the model's gateway needs objects of ours (authentication or a rate limit). */
   accessEnforced(access: AccessPlan): boolean;
+  /** The model's rate limit as an Envoy Gateway BackendTrafficPolicy's `rateLimit`, or null (for a route whose BackendTrafficPolicy is the set's). */
+  envoyRateLimit(access: AccessPlan): Record<string, unknown> | null;
   planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan;
   /** A values file of an autoscaled model that fixes the replica count or brings its own autoscaler. */
   valuesAutoscalerConflicts(file: ValuesFile | undefined, keys: AutoscalerKeys): Issue[];

@@ -373,7 +373,8 @@ describe('which models move, and the stack keys that say so', () => {
     const stack = two('  app-serving:upstream: "2026-02" # the seed\'s pins\n', [['A', '']]).replace(/\n/g, '\r\n');
     const dir = tempRepo({ 'Pulumi.s.yaml': stack, ...model('A', 'a') });
     const { migration } = migrationOf(join(dir, 'Pulumi.s.yaml'), join(dir, 'models'));
-    expect(migration.stackText).toBe(stack.replace('"2026-02"', '2026-08'));
+    // The quotes stay as written (docs/cli.md: "quoting … stay as they were").
+    expect(migration.stackText).toBe(stack.replace('"2026-02"', '"2026-08"'));
   });
 
   it('leaves a folder that has a server folder already as it is, and a disabled model unconverted, saying so', () => {

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { CATEGORIES, LABEL_INFERENCE_SERVING, LABEL_MODEL, type Category } from '../constants.ts';
+import { CATEGORIES, LABEL_INFERENCE_SERVING, LABEL_MODEL, type Category, type RouterGatewayClass } from '../constants.ts';
 import { editStackText, type StackEdit } from '../config/edit.ts';
 import type { StackConfig } from '../config/load.ts';
 import { modelPlatform } from '../config/rules.ts';
@@ -58,7 +58,7 @@ export interface MigrateModelInput {
   /** Its 2026-02 plan. */
   readonly plan: LlmdModelPlan;
   /** The Router's mode on the stack after the migration. */
-  readonly router: { readonly mode: 'gateway' | 'standalone'; readonly gatewayClass: 'istio' | 'agentgateway' };
+  readonly router: { readonly mode: 'gateway' | 'standalone'; readonly gatewayClass: RouterGatewayClass };
   /** The stack's GPU toleration (app-serving adds it on both sets: not repeated in the files). */
   readonly toleration: Toleration | undefined;
 }
@@ -548,6 +548,11 @@ function notCarriedLines(warnings: readonly Issue[], file: ValuesFile): string[]
   return ['Not carried over (see the warnings of app-serving migrate):', ...mine.map((w) => `  ${w.path}`)];
 }
 
+/** The keys a values tree sets, as dotted paths up to three deep (`router.epp.image`). */
+function valuePaths(values: Values, at: string[] = []): string[] {
+  return Object.entries(values).flatMap(([key, value]) => (isValuesMap(value) && at.length < 2 && Object.keys(value).length > 0 ? valuePaths(value, [...at, key]) : [[...at, key].join('.')]));
+}
+
 function fileText(values: Values, header: readonly string[]): string {
   return `${header.map((line) => `# ${line}`).join('\n')}\n${stringify(values, { lineWidth: 0 })}`;
 }
@@ -586,8 +591,11 @@ export interface StackMigrationInput {
   readonly plan: DeploymentPlan;
   /** The enabled models as discovered now (their values files, for the conversion's messages). */
   readonly models: readonly DiscoveredModel[];
-  /** The values folders of the current set a model folder has already (`<category>/<name>` → prefixes found), never overwritten. */
-  readonly existing: ReadonlyMap<string, { readonly server: boolean; readonly router: boolean }>;
+  /**
+   * The values folders of the current set a model folder has already (`<category>/<name>` → prefixes
+   * found), never overwritten; with the text of its server values file, when there is one.
+   */
+  readonly existing: ReadonlyMap<string, { readonly server: boolean; readonly router: boolean; readonly serverText?: string | undefined }>;
   /** Move only these models (entry names), by their own `upstream`; all of the stack when absent. */
   readonly only?: readonly string[] | undefined;
 }
@@ -673,11 +681,21 @@ export function planStackMigration(input: StackMigrationInput): StackMigration {
     const modelPlan = plan.models.find((m) => m.name === model.entry.name && m.category === model.category);
     if (model.platform !== 'llm-d' || !modelPlan || modelPlan.platform !== 'llm-d' || modelPlan.upstream !== '2026-02') continue;
     const found = input.existing.get(`${model.category}/${model.entry.name}`);
+    const migration = migrateLlmdModel({ model, plan: modelPlan, router: settings, toleration });
     if (found?.server) {
-      kept.push({ name: model.entry.name, category: model.category, reason: `${model.folder} has a server-* folder already: kept as it is` });
+      const server = migration.files.find((f) => f.folder.startsWith('server-'))!;
+      const router = migration.files.find((f) => f.folder.startsWith('router-'));
+      if (router && !found.router && found.serverText === server.text) {
+        // What this run writes, without its router folder: left by a run of an earlier version
+        // stopped between the two. Finished, so that no router value is lost.
+        kept.push({ name: model.entry.name, category: model.category, reason: `${model.folder}/${server.folder} holds what migrate writes (an interrupted run left it): kept, and ${router.folder} is written` });
+        models.push({ ...migration, files: [router] });
+        continue;
+      }
+      const lost = router && !found.router ? `; no ${router.folder}/ is written either: the conversion of its ${folderOf(model.values.gaie!).split('/')[0]} values would set ${summarizeNames(valuePaths(router.values))} — add what you need` : '';
+      kept.push({ name: model.entry.name, category: model.category, reason: `${model.folder} has a server-* folder already: kept as it is${lost}` });
       continue;
     }
-    const migration = migrateLlmdModel({ model, plan: modelPlan, router: settings, toleration });
     const files = found?.router ? migration.files.filter((f) => !f.folder.startsWith('router-')) : migration.files;
     if (found?.router) kept.push({ name: model.entry.name, category: model.category, reason: `${model.folder} has a router-* folder already: kept as it is (only server-${model.slug} is written)` });
     models.push({ ...migration, files });
@@ -698,7 +716,7 @@ export function planStackMigration(input: StackMigrationInput): StackMigration {
     );
   }
   if (models.length > 0 || kept.some((k) => k.reason.includes('server-*'))) {
-    if (config.router === undefined) notes.push(`the llm-d Router runs in gateway mode with an Istio Gateway per model (what the stack had); set app-serving:router (mode: standalone, or gatewayClass: agentgateway) to change that (docs/upgrading.md)`);
+    if (config.router === undefined) notes.push(`the llm-d Router runs in gateway mode with an Istio Gateway per model (what the stack had); set app-serving:router (mode: standalone, or gatewayClass: agentgateway or envoy) to change that (docs/upgrading.md)`);
     if (config.modelGateway?.accessLogging !== false && settings.mode === 'gateway') notes.push("the gateway's access logs (llm-d-infra's Istio Telemetry on 2026-02) are Istio's own setting on 2026-08 (meshConfig.accessLogFile)");
     const oldCharts = (['infra', 'gaie', 'modelService'] as const).filter((key) => config.charts?.[key] !== undefined);
     if (oldCharts.length > 0) {

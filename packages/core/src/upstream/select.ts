@@ -1,4 +1,6 @@
-import type { Upstream } from '../constants.ts';
+import { LIMITS, type Upstream } from '../constants.ts';
+import { SLUG_PATTERN, istioGatewayServiceOf2026_02, slugProblem } from '../names.ts';
+import { gatewayServiceName, routerNames } from './2026-08/names.ts';
 import type { StackConfig } from '../config/load.ts';
 import type { ModelEntry } from '../config/types.ts';
 
@@ -29,3 +31,26 @@ export const LLMD_VALUES_FOLDERS = {
   '2026-02': { wanted: ['gaie', 'modelService', 'infra'], required: ['gaie', 'modelService'] },
   '2026-08': { wanted: ['server', 'router'], required: ['server'] },
 } as const satisfies Record<Upstream, { wanted: readonly string[]; required: readonly string[] }>;
+
+/**
+ * Why a slug is not valid for a model on `set`, or `undefined`. The limit is one, 33 characters, on
+ * both sets: it comes from the 2026-02 Istio gateway Service `infra-<slug>-inference-gateway-istio`
+ * (63 at most), and a model on 2026-08 must be able to move back. On 2026-08 the message names that
+ * set's own Service (`router-<slug>-gateway-istio`), and says why the shorter limit holds there too.
+ */
+export function slugProblemOn(slug: string, set: Upstream): string | undefined {
+  const problem = slugProblem(slug);
+  if (problem === undefined || set === '2026-02' || !SLUG_PATTERN.test(slug)) return problem;
+  const own = gatewayServiceName(routerNames(slug).gateway, 'istio');
+  const back = istioGatewayServiceOf2026_02(slug);
+  const start = `"${slug}" is ${slug.length} characters; a slug may have at most ${LIMITS.slug}`;
+  if (own.length > LIMITS.dnsLabel) {
+    return `${start}, because the Istio gateway Service "${own}" would be ${own.length} characters (limit ${LIMITS.dnsLabel}) and the Gateway would never become Programmed`;
+  }
+  return `${start} on either set: on ${set} the Istio gateway Service "${own}" (${own.length} characters) fits, but the model must be able to move back to 2026-02, where its Istio gateway Service "${back}" would be ${back.length} characters (limit ${LIMITS.dnsLabel}) and the Gateway would never become Programmed`;
+}
+
+/** The command that moves a stack's model folders to the current set (the migration's first step). */
+export function migrationCommand(stackFile: string): string {
+  return `app-serving migrate --stack ${stackFile} --to ${CURRENT_UPSTREAM}`;
+}

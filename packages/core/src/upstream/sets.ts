@@ -44,7 +44,5 @@ export function upstreamSetOf(config: Pick<StackConfig, 'upstream'>, entry: Pick
   return UPSTREAM_SETS[modelUpstream(config, entry)];
 }
 
-/** The command that moves a stack's model folders to the current set (the migration's first step). */
-export function migrationCommand(stackFile: string): string {
-  return `app-serving migrate --stack ${stackFile} --to ${CURRENT_UPSTREAM}`;
-}
+// The command that moves a stack across lives beside the other small facts (discovery names it too).
+export { migrationCommand } from './select.ts';

@@ -10,8 +10,10 @@ import { commonLabels } from '../../manifests/common.ts';
  *   with Envoy's basic_auth (API keys, hashed) and local_ratelimit filters, all selecting the
  *   gateway's pods by label. Istio labels the pods of a Gateway it deploys
  *   `gateway.networking.k8s.io/gateway-name: <gateway>` (istio.io, tasks/traffic-management/ingress/gateway-api).
- * - Envoy Gateway (KServe): a `SecurityPolicy` (basicAuth or jwt) and a `BackendTrafficPolicy`
- *   (local rate limit) on the model's HTTPRoute, and the Secret with the keys' hashes.
+ * - Envoy Gateway (KServe, and 2026-08 llm-d models of class `envoy`): a `SecurityPolicy` (basicAuth
+ *   or jwt) and a `BackendTrafficPolicy` (local rate limit) on the model's HTTPRoute, and the Secret
+ *   with the keys' hashes; where the route has a BackendTrafficPolicy of its own, the rate limit goes
+ *   into it ({@link envoyRateLimit}).
  *
  * Rate limits are local: each gateway pod (Envoy process) counts on its own, so N pods let N times
  * the limit through. Neither needs a rate-limit service or Redis.
@@ -26,11 +28,17 @@ export interface IstioGatewayRef {
   readonly podLabels: Readonly<Record<string, string>>;
 }
 
-/** The route of a KServe model on the Envoy Gateway: what the Envoy Gateway policies target. */
+/** The route of a model on an Envoy Gateway: what the Envoy Gateway policies target. */
 export interface EnvoyRouteRef {
   readonly namespace: string;
-  /** The HTTPRoute's name (KServe's `<service>-kserve-route`). */
+  /** The HTTPRoute's name (KServe's `<service>-kserve-route`; a 2026-08 llm-d model's `<release>`). */
   readonly route: string;
+  /**
+   * The route has a BackendTrafficPolicy of its own (a 2026-08 llm-d model on class `envoy`: the
+   * EPP's endpoint override), which takes the rate limit ({@link envoyRateLimit}): Envoy Gateway
+   * attaches one BackendTrafficPolicy per route, so access makes none. @default false
+   */
+  readonly sharedBackendTraffic?: boolean;
 }
 
 /** The label Istio puts on the pods of a Gateway it deploys. */
@@ -190,9 +198,10 @@ export function htpasswdSecretManifest(route: EnvoyRouteRef, slug: string, htpas
 }
 
 /**
- * The Envoy Gateway policies of a KServe model's access, on its HTTPRoute: a SecurityPolicy
- * (basicAuth with the Secret of {@link htpasswdSecretManifest}, or jwt) and a BackendTrafficPolicy
- * (local rate limit). None for an open model without a limit.
+ * The Envoy Gateway policies of a model's access, on its HTTPRoute: a SecurityPolicy (basicAuth
+ * with the Secret of {@link htpasswdSecretManifest}, or jwt) and a BackendTrafficPolicy (local rate
+ * limit; none where the route's own takes it, `sharedBackendTraffic`). None for an open model
+ * without a limit.
  */
 export function envoyGatewayAccessManifests(route: EnvoyRouteRef, slug: string, access: AccessPlan): Record<string, unknown>[] {
   const names = envoyAccessNames(route.route);
@@ -228,18 +237,56 @@ export function envoyGatewayAccessManifests(route: EnvoyRouteRef, slug: string, 
       },
     });
   }
-  if (access.requestsPerMinute !== null) {
-    // Envoy Gateway orders basic_auth and jwt_authn before local_ratelimit (envoyproxy/gateway
-    // internal/xds/translator/httpfilters.go, newOrderedHTTPFilter), so the client header is the
-    // authenticated one when the limit counts it.
-    const limit = { requests: access.requestsPerMinute, unit: 'Minute' };
-    const rule = access.mode === 'open' ? { limit } : { clientSelectors: [{ headers: [{ name: CLIENT_HEADER, type: 'Distinct' }] }], limit };
+  const rateLimit = envoyRateLimit(access);
+  if (rateLimit && !route.sharedBackendTraffic) {
     objects.push({
       apiVersion: 'gateway.envoyproxy.io/v1alpha1',
       kind: 'BackendTrafficPolicy',
       metadata: meta(names.backendTrafficPolicy),
-      spec: { targetRefs, rateLimit: { type: 'Local', local: { rules: [rule] } } },
+      spec: { targetRefs, rateLimit },
     });
   }
   return objects;
+}
+
+/** The API resource (plural) of each kind the builders above make. */
+const ACCESS_RESOURCES: Readonly<Record<string, string>> = {
+  RequestAuthentication: 'requestauthentications',
+  AuthorizationPolicy: 'authorizationpolicies',
+  EnvoyFilter: 'envoyfilters',
+  SecurityPolicy: 'securitypolicies',
+  BackendTrafficPolicy: 'backendtrafficpolicies',
+  Secret: 'secrets',
+};
+
+/**
+ * The API group and resource of every object that enforces `access` at a model's gateway — what
+ * the deploying identity must be allowed to create (preflight's permission checks): derived from
+ * the builders themselves, so that a new object is a new permission check too.
+ */
+export function accessResources(gateway: 'istio' | 'envoy-gateway', access: AccessPlan): Array<{ readonly group: string; readonly resource: string }> {
+  const objects =
+    gateway === 'istio'
+      ? istioAccessManifests({ namespace: 'ns', name: 'gateway', podLabels: {} }, 'slug', access, '')
+      : [...(access.mode === 'apiKeys' ? [htpasswdSecretManifest({ namespace: 'ns', route: 'route' }, 'slug', '')] : []), ...envoyGatewayAccessManifests({ namespace: 'ns', route: 'route' }, 'slug', access)];
+  return objects.map((object) => {
+    const { apiVersion, kind } = object as { apiVersion: string; kind: string };
+    const resource = ACCESS_RESOURCES[kind];
+    if (resource === undefined) throw new Error(`accessResources: no resource known for kind ${kind}`);
+    return { group: apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.lastIndexOf('/')) : '', resource };
+  });
+}
+
+/**
+ * A model's rate limit as an Envoy Gateway BackendTrafficPolicy's `rateLimit` (local: each proxy
+ * pod counts on its own), or null without one. Per value of {@link CLIENT_HEADER} once
+ * authenticated; for everyone together on an open model. Envoy Gateway orders basic_auth and
+ * jwt_authn before local_ratelimit (envoyproxy/gateway internal/xds/translator/httpfilters.go,
+ * newOrderedHTTPFilter), so the client header is the authenticated one when the limit counts it.
+ */
+export function envoyRateLimit(access: AccessPlan): Record<string, unknown> | null {
+  if (access.requestsPerMinute === null) return null;
+  const limit = { requests: access.requestsPerMinute, unit: 'Minute' };
+  const rule = access.mode === 'open' ? { limit } : { clientSelectors: [{ headers: [{ name: CLIENT_HEADER, type: 'Distinct' }] }], limit };
+  return { type: 'Local', local: { rules: [rule] } };
 }

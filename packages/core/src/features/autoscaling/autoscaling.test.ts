@@ -1,4 +1,6 @@
+import { readUpstreamYaml } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
+import { AUTOSCALING_LIMITS } from './facts.ts';
 import {
   autoscalingProblems,
   kserveScaling,
@@ -317,5 +319,50 @@ describe('the Grafana dashboard', () => {
       'KV-cache utilisation (vLLM, per pod)',
       'EPP pool averages',
     ]);
+  });
+});
+
+describe('values Kubernetes or KEDA would refuse later are refused now (M7)', () => {
+  const llmd = { platform: 'llm-d' as const, requestBuffering: GAIE_NO_REQUEST_BUFFERING, noEpp: null };
+  const kserve = { platform: 'kserve' as const, requestBuffering: GAIE_NO_REQUEST_BUFFERING, noEpp: null };
+  it('cooldown: at most 1h (the HPA\'s scale-down window), on llm-d and KServe', () => {
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '1h' }, llmd)).toEqual([]);
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '60m' }, kserve)).toEqual([]);
+    for (const platform of [llmd, kserve]) {
+      expect(autoscalingProblems({ maxReplicas: 2, cooldown: '3601s' }, platform)).toEqual([
+        {
+          key: 'cooldown',
+          message:
+            "is 3601s (3601 s), more than the HPA's scale-down stabilization window allows: at most 1h (3600 s) (Kubernetes pkg/apis/autoscaling/validation MaxStabilizationWindowSeconds; KEDA v2.20 ScaledObject CRD) — use at most 1h",
+        },
+      ]);
+    }
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '596h' }, llmd)[0]!.message).toMatch(/^is 596h \(2145600 s\), more than/);
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '99999999999999999999h' }, llmd)[0]!.message).toMatch(/^is 99999999999999999999h, more than the HPA's/);
+  });
+
+  it('pollingInterval: an int32 of seconds; target: at least 0.001', () => {
+    expect(autoscalingProblems({ maxReplicas: 2, pollingInterval: '596523h14m7s' }, llmd)).toEqual([]);
+    expect(autoscalingProblems({ maxReplicas: 2, pollingInterval: '99999999h' }, llmd)).toEqual([
+      {
+        key: 'pollingInterval',
+        message: "is 99999999h (359999996400 s), more than KEDA's pollingInterval (an int32 of seconds) allows: at most 596523h14m7s (2147483647 s) (KEDA v2.20 ScaledObject CRD, format int32) — use at most 596523h14m7s",
+      },
+    ]);
+    expect(autoscalingProblems({ maxReplicas: 2, target: 0.001 }, llmd)).toEqual([]);
+    expect(autoscalingProblems({ maxReplicas: 2, target: 1e-300 }, llmd)).toEqual([
+      { key: 'target', message: 'is 1e-300, less than 0.001: KEDA hands the target to the HPA with three decimals (v2.20 pkg/scalers/scaler.go, %.3f), so it would be 0, which the HPA refuses — use at least 0.001' },
+    ]);
+  });
+
+  it('the limits are those of KEDA v2.20.2\'s ScaledObject CRD', () => {
+    const [crd] = readUpstreamYaml('current/crds/keda-v2.20.2-keda.sh_scaledobjects.yaml') as any[];
+    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    expect(spec.pollingInterval).toMatchObject({ type: 'integer', format: 'int32', minimum: 1 });
+    expect(spec.cooldownPeriod).toMatchObject({ type: 'integer', format: 'int32', minimum: 0 });
+    const scaleDown = spec.advanced.properties.horizontalPodAutoscalerConfig.properties.behavior.properties.scaleDown.properties.stabilizationWindowSeconds;
+    expect(scaleDown).toMatchObject({ type: 'integer', format: 'int32' });
+    expect(scaleDown.description).toContain(`less than or equal to ${AUTOSCALING_LIMITS.cooldownSeconds.seconds} (one hour)`);
+    expect(AUTOSCALING_LIMITS.pollingIntervalSeconds.seconds).toBe(2 ** 31 - 1);
   });
 });

@@ -8,7 +8,8 @@ import { GAIE_NO_REQUEST_BUFFERING } from '../../upstream/2026-02.ts';
 import { ROUTER_EMBEDDER_NO_BUFFERING, ROUTER_REQUEST_BUFFERING } from '../../upstream/2026-08/facts.ts';
 import { modelUpstream } from '../../upstream/select.ts';
 import { getPath, isValuesMap } from '../../values/merge.ts';
-import { AUTOSCALING_DEFAULTS } from './facts.ts';
+import { durationLimitProblem, durationSeconds } from '../../config/formats.ts';
+import { AUTOSCALING_DEFAULTS, AUTOSCALING_LIMITS } from './facts.ts';
 
 export type { AutoscalerKeys, RequestBuffering } from '../../upstream/generation.ts';
 
@@ -35,6 +36,8 @@ export interface AutoscalingProblem {
 export function autoscalingProblems(settings: ModelAutoscaling, capabilities: AutoscalingCapabilities): AutoscalingProblem[] {
   const problems: AutoscalingProblem[] = [];
   const min = settings.minReplicas ?? AUTOSCALING_DEFAULTS.minReplicas;
+  // On KServe only the cool-down is ours (signal, target and polling are refused below as unused).
+  problems.push(...limitProblems(settings).filter((p) => capabilities.platform !== 'kserve' || p.key === 'cooldown'));
   if (min > settings.maxReplicas) {
     problems.push({ key: 'minReplicas', message: `is ${min}, more than maxReplicas (${settings.maxReplicas}): raise maxReplicas or lower minReplicas` });
   }
@@ -80,6 +83,31 @@ export function autoscalingProblems(settings: ModelAutoscaling, capabilities: Au
 export function requestBufferingOf(upstream: Upstream, category: Category): RequestBuffering {
   if (upstream === '2026-02') return GAIE_NO_REQUEST_BUFFERING;
   return category === 'embedder' ? ROUTER_EMBEDDER_NO_BUFFERING : ROUTER_REQUEST_BUFFERING;
+}
+
+/**
+ * The values the API server or KEDA would refuse later (the ScaledObject is admitted, the HPA KEDA
+ * makes from it is not, and the model never scales): cooldown, pollingInterval and target against
+ * {@link AUTOSCALING_LIMITS}, each message with the limit and its source.
+ */
+function limitProblems(settings: ModelAutoscaling): AutoscalingProblem[] {
+  const problems: AutoscalingProblem[] = [];
+  for (const [key, limit] of [
+    ['cooldown', AUTOSCALING_LIMITS.cooldownSeconds],
+    ['pollingInterval', AUTOSCALING_LIMITS.pollingIntervalSeconds],
+  ] as const) {
+    const text = settings[key];
+    const seconds = text === undefined ? undefined : durationSeconds(text);
+    const problem = text === undefined || seconds === undefined ? null : durationLimitProblem(text, seconds, limit);
+    if (problem) problems.push({ key, message: problem });
+  }
+  if (settings.target !== undefined && settings.target < AUTOSCALING_LIMITS.minTarget) {
+    problems.push({
+      key: 'target',
+      message: `is ${settings.target}, less than ${AUTOSCALING_LIMITS.minTarget}: KEDA hands the target to the HPA with three decimals (v2.20 pkg/scalers/scaler.go, %.3f), so it would be 0, which the HPA refuses — use at least ${AUTOSCALING_LIMITS.minTarget}`,
+    });
+  }
+  return problems;
 }
 
 const AUTOSCALER_KINDS = new Set(['HorizontalPodAutoscaler', 'ScaledObject', 'VerticalPodAutoscaler']);

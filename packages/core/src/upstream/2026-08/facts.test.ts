@@ -15,11 +15,13 @@ import { KSERVE_STRICT_V1ALPHA2 } from '../../kserve/plan.ts';
 import { isValuesMap, type Values } from '../../values/merge.ts';
 import type { KeyTree } from '../../values/chart-facts.ts';
 import {
+  EXT_PROC_MESSAGE_TIMEOUT,
   ROUTER_CHARTS,
   ROUTER_DEFAULTS,
   ROUTER_EPP_IMAGE,
   ROUTER_EPP_METRICS,
   ROUTER_EPP_METRICS_PORT,
+  ROUTER_EPP_SECURE_SERVING_FLAG,
   ROUTER_EPP_SELECTOR_KEY,
   ROUTER_FLOW_CONTROL,
   ROUTER_KEYS,
@@ -76,6 +78,23 @@ describe('the llm-d Router charts v0.10.0 (drift test)', () => {
   it("fail on GAIE's top-level keys, as core says", () => {
     const helpers = chartFile(GATEWAY, 'llm-d-router-gateway/charts/router/templates/_helpers.tpl') + chartFile(GATEWAY, 'llm-d-router-gateway/templates/_validations.tpl');
     expect(helpers).toMatch(/inferenceExtension|experimentalHttpRoute|matchLabels is required/);
+  });
+
+  it('default what class envoy reads (ext_proc port, route timeout, pool failure mode) and render the EPP flags it sets', () => {
+    expect(((routerlib.epp as Values).extProcPort)).toBe(((ROUTER_DEFAULTS.router as Values).epp as Values).extProcPort);
+    expect((gatewayValues.httpRoute as Values).requestTimeout).toBe((ROUTER_DEFAULTS.httpRoute as Values).requestTimeout);
+    expect(((routerlib.inferencePool as Values).failureMode)).toBe(((ROUTER_DEFAULTS.router as Values).inferencePool as Values).failureMode);
+    // router.epp.flags.<name>: <value> becomes --<name>=<value> on the EPP (so secure-serving: false is --secure-serving=false).
+    const deployment = chartFile(GATEWAY, 'llm-d-router-gateway/charts/router/templates/_deployment.yaml');
+    expect(deployment).toContain('{{- range $key, $value := $eppFlags }}');
+    expect(deployment).toContain('- {{ printf "--%s=%v" $key $value | quote }}');
+    expect(chartFile(GATEWAY, 'llm-d-router-gateway/charts/router/templates/_helpers.tpl')).toContain(`index $flags "${ROUTER_EPP_SECURE_SERVING_FLAG}"`);
+    // The EPP Service's ext_proc port speaks plain HTTP/2 when secure serving is off.
+    expect(chartFile(GATEWAY, 'llm-d-router-gateway/charts/router/templates/_service.yaml')).toContain('appProtocol: kubernetes.io/h2c');
+    // The chart's own route goes to the InferencePool, which plain Envoy Gateway refuses: class envoy writes its own.
+    expect(chartFile(GATEWAY, 'llm-d-router-gateway/templates/httproute.yaml')).toMatch(/kind: InferencePool/);
+    // The Router's own Envoy (standalone chart) waits as long for each ext_proc message.
+    expect(chartFile(STANDALONE, 'llm-d-router-standalone/values.yaml')).toContain(`message_timeout: ${EXT_PROC_MESSAGE_TIMEOUT}`);
   });
 
   it('name the EPP `<trunc40(release)>-epp` and label its pods by mode (the names core derives)', () => {

@@ -109,17 +109,44 @@ export const ROUTER_DEFAULTS: Values = {
     epp: {
       image: { registry: 'ghcr.io/llm-d', repository: 'llm-d-router-endpoint-picker', tag: 'v0.10.0' },
       replicas: 1,
+      extProcPort: 9002,
       metricsDataSource: { scheme: 'http', path: '/metrics', insecureSkipVerify: true },
       parsers: [],
       pluginsConfigFile: 'default-plugins.yaml',
     },
     modelServers: { type: 'vllm', protocol: 'http', targetPorts: [{ number: 8000 }] },
-    inferencePool: { create: true },
+    inferencePool: { create: true, failureMode: 'FailOpen' },
     monitoring: { prometheus: { enabled: false, auth: { enabled: true } } },
     latencyPredictor: { enabled: false },
   },
   provider: { name: 'none' },
+  httpRoute: { requestTimeout: '300s' },
 };
+
+/**
+ * The EPP's TLS switch (`router.epp.flags.secure-serving`, rendered `--secure-serving=<v>`): on by
+ * default, and then the EPP serves ext_proc over TLS with a certificate it makes itself at start
+ * unless `--cert-path` names one (GAIE v1.5.0 `pkg/epp/server/runserver.go`: "If not set, and
+ * secureServing is enabled, then a self-signed certificate is used"). Istio's DestinationRule talks
+ * TLS to it without verifying (insecureSkipVerify, the chart's `istio.yaml`); the standalone chart
+ * turns it off for agentgateway (`_deployment.yaml`).
+ */
+export const ROUTER_EPP_SECURE_SERVING_FLAG = 'secure-serving';
+
+/**
+ * The header the EPP names its pick in (`<pod IP>:<port>`), for the gateway to send the request
+ * there: GAIE v1.5.0 `pkg/epp/metadata/consts.go` DestinationEndpointKey. Envoy Gateway reads it
+ * with a BackendTrafficPolicy's `loadBalancer.endpointOverride` (Envoy's override_host policy).
+ */
+export const EPP_DESTINATION_HEADER = 'x-gateway-destination-endpoint';
+
+/**
+ * How long Envoy waits for each ext_proc answer: as the llm-d Router's own Envoy does
+ * (`llm-d-router-standalone` values.yaml, `message_timeout: 1000s`). Envoy applies no message
+ * timeout in FULL_DUPLEX_STREAMED mode (envoy `ext_proc.proto`, message_timeout); this bounds the
+ * exchange should that change, and the HTTPRoute's request timeout bounds the request before it.
+ */
+export const EXT_PROC_MESSAGE_TIMEOUT = '1000s';
 
 /**
  * The keys the Router charts read (for "no effect" warnings: the charts have no values schema).

@@ -1,4 +1,6 @@
 import { stringify } from 'yaml';
+import type { RouterGatewayClass } from '../../constants.ts';
+import { ENVOY_GATEWAY_API } from '../../envoy-gateway.ts';
 import { commonLabels } from '../../manifests/common.ts';
 import { gatewayListener, type RouteNamespaces } from '../../values/llmd.ts';
 import type { NodeAffinity, Toleration } from '../../values/scheduling.ts';
@@ -14,21 +16,39 @@ import type { NodeAffinity, Toleration } from '../../values/scheduling.ts';
  * Deployment it makes (a ConfigMap in the model namespace; Istio reads class defaults only in
  * istio-system). agentgateway: no parameters here (its own AgentgatewayParameters CRD places its
  * pods), so its pods land where the cluster's defaults put them.
+ *
+ * Envoy Gateway (`envoy`): the Gateway is of the stack's Envoy GatewayClass (`gatewayClassName`,
+ * envoy-gateway.ts), and its proxy pods — in Envoy Gateway's own namespace — are placed through an
+ * `EnvoyProxy` of the Gateway's namespace named in `spec.infrastructure.parametersRef`
+ * (`provider.kubernetes.envoyDeployment.pod.{affinity,tolerations}`), with `mergeType:
+ * StrategicMerge` so that it adds to the class's and Envoy Gateway's own defaults (image, Service
+ * type) instead of replacing them (v1.8.0+; without it a Gateway's EnvoyProxy replaces the rest).
+ * No pull secret: the proxy pods run in Envoy Gateway's namespace, where the model's Secret is not;
+ * the proxy image is Envoy Gateway's to mirror.
  */
 export interface GatewayInput {
   readonly name: string;
   readonly namespace: string;
   readonly slug: string;
-  readonly className: 'istio' | 'agentgateway';
+  readonly className: RouterGatewayClass;
+  /** The GatewayClass object the Gateway names: the class itself, or (class `envoy`) the stack's Envoy GatewayClass. */
+  readonly gatewayClassName: string;
   readonly routeNamespaces: RouteNamespaces;
   readonly affinity: NodeAffinity | undefined;
   readonly tolerations: readonly Toleration[];
   readonly pullSecret: string | null;
 }
 
-/** Whether the gateway pods get a parameters ConfigMap (Istio, and anything to place or pull with). */
+/** Whether the gateway pods get parameters: Istio's ConfigMap (anything to place or pull with), Envoy Gateway's EnvoyProxy (anything to place). */
 export function hasGatewayParameters(input: GatewayInput): boolean {
-  return input.className === 'istio' && (input.affinity !== undefined || input.tolerations.length > 0 || input.pullSecret !== null);
+  const place = input.affinity !== undefined || input.tolerations.length > 0;
+  if (input.className === 'istio') return place || input.pullSecret !== null;
+  return input.className === 'envoy' && place;
+}
+
+/** The kind of the Gateway's parametersRef, by class. */
+function parametersRef(input: GatewayInput) {
+  return input.className === 'envoy' ? { group: ENVOY_GATEWAY_API.group, kind: 'EnvoyProxy', name: input.name } : { group: '', kind: 'ConfigMap', name: input.name };
 }
 
 /** The Gateway (gateway.networking.k8s.io/v1). */
@@ -42,16 +62,25 @@ export function gatewayManifest(input: GatewayInput): Record<string, unknown> {
       labels: { ...commonLabels(input.slug), ...(input.className === 'istio' && { 'istio.io/enable-inference-extproc': 'true' }) },
     },
     spec: {
-      gatewayClassName: input.className,
+      gatewayClassName: input.gatewayClassName,
       listeners: [gatewayListener(input.namespace, input.routeNamespaces)],
-      ...(hasGatewayParameters(input) && { infrastructure: { parametersRef: { group: '', kind: 'ConfigMap', name: input.name } } }),
+      ...(hasGatewayParameters(input) && { infrastructure: { parametersRef: parametersRef(input) } }),
     },
   };
 }
 
-/** The Istio parameters ConfigMap placing the gateway pods (null when there is nothing to place). */
+/** The parameters placing the gateway pods: Istio's ConfigMap or Envoy Gateway's EnvoyProxy (null when there is nothing to place). */
 export function gatewayParametersManifest(input: GatewayInput): Record<string, unknown> | null {
   if (!hasGatewayParameters(input)) return null;
+  if (input.className === 'envoy') {
+    const pod = { ...(input.affinity && { affinity: input.affinity }), ...(input.tolerations.length > 0 && { tolerations: [...input.tolerations] }) };
+    return {
+      apiVersion: `${ENVOY_GATEWAY_API.group}/${ENVOY_GATEWAY_API.version}`,
+      kind: 'EnvoyProxy',
+      metadata: { name: input.name, namespace: input.namespace, labels: commonLabels(input.slug) },
+      spec: { mergeType: 'StrategicMerge', provider: { type: 'Kubernetes', kubernetes: { envoyDeployment: { pod } } } },
+    };
+  }
   const spec = {
     ...(input.affinity && { affinity: input.affinity }),
     ...(input.tolerations.length > 0 && { tolerations: [...input.tolerations] }),

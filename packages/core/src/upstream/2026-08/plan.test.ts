@@ -198,9 +198,11 @@ describe('the model folder on the 2026-08 set: every problem at its file, line a
     return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
   };
 
-  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder', () => {
+  it('needs a server-<slug>/values.yaml, and reads no gaie-/ms- folder (one of those alone: the folder is for the other set)', () => {
     const issues = issuesOf(plan({ 'models/generative/M/ms-m/values.yaml': 'modelArtifacts:\n  name: m\n' }));
-    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
+    expect(issues.map((i) => i.message)).toEqual([expect.stringMatching(/holds ms-m\/, the folders of the 2026-02 set, but the model is on the 2026-08 set/)]);
+    const empty = issuesOf(plan({ 'models/generative/M/README.md': '' }));
+    expect(empty.map((i) => i.message)).toEqual([expect.stringMatching(/has no server-<slug>\/values\.yaml \(needed for the llm-d platform on the 2026-08 set\)/)]);
   });
 
   it('refuses unknown keys, missing ones, and options that do not go together', () => {
@@ -261,6 +263,36 @@ describe('the model folder on the 2026-08 set: every problem at its file, line a
       ['warning.upstream-superseded', 'models'],
       ['warning.no-effect', 'router'],
     ]);
+  });
+});
+
+describe('modelGateway.accessLogging on the 2026-08 set (docs review W9): refused with a warning', () => {
+  const files = {
+    'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n',
+    'models/generative/Old/gaie-old/values.yaml': 'inferenceExtension:\n  replicas: 1\n',
+    'models/generative/Old/ms-old/values.yaml': 'modelArtifacts:\n  name: org/model\n  uri: hf://org/model\n',
+  };
+  const warningsOf = (gateway: string, entries = '      - name: M\n') => {
+    const dir = tempRepo({ 'P.yaml': `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n${gateway}  app-serving:models:\n    generative:\n${entries}`, ...files });
+    return planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models')).warnings.filter((w) => w.path.startsWith('modelGateway'));
+  };
+
+  it('set (true or false): it does nothing there, and validate says where the access logs are set instead', () => {
+    for (const value of ['true', 'false']) {
+      const [warning, ...rest] = warningsOf(`  app-serving:modelGateway:\n    accessLogging: ${value}\n`);
+      expect(rest).toEqual([]);
+      expect(warning).toMatchObject({ code: 'warning.no-effect', path: 'modelGateway.accessLogging', line: 5 });
+      expect(warning!.message).toBe(
+        "has no effect on M (the 2026-08 set), whose gateway access logs app-serving does not set: they are the gateway's own — with Istio its Telemetry API (a Telemetry with the envoy access-log provider, mesh-wide in istio-system or selecting the gateway's pods) or meshConfig.accessLogFile",
+      );
+    }
+  });
+
+  it('not set, or set only for routeNamespaces: no warning; beside a 2026-02 model: it still applies to that one', () => {
+    expect(warningsOf('')).toEqual([]);
+    expect(warningsOf('  app-serving:modelGateway:\n    routeNamespaces: All\n')).toEqual([]);
+    const mixed = warningsOf('  app-serving:modelGateway:\n    accessLogging: false\n', '      - name: M\n      - name: Old\n        upstream: 2026-02\n');
+    expect(mixed.map((w) => w.message)).toEqual([expect.stringMatching(/^has no effect on M \(the 2026-08 set\), .*; it still applies to the 2026-02 models$/)]);
   });
 });
 
@@ -398,5 +430,188 @@ describe('access on the 2026-08 set', () => {
       const issues = issuesOf(planWith(entry, router));
       expect(issues.map((i) => [i.path, i.message])).toEqual([['models.generative[0].access', expect.stringMatching(why)]]);
     }
+  });
+});
+
+describe('behind Envoy Gateway (router.gatewayClass: envoy)', () => {
+  const ENVOY = '  app-serving:upstream: 2026-08\n  app-serving:router:\n    gatewayClass: envoy\n';
+
+  it("routes through EG's own form: a Service of the pool's pods, the EPP over ext_proc, its pick honoured; the InferencePool stays", () => {
+    const plan = planOf(exampleWith('kind', ENVOY));
+    const sim = router(plan.models.find((m) => m.slug === 'sim'));
+    // EG runs the proxy in its own namespace, under a hashed name (envoy-gateway.ts).
+    expect(sim.gateway).toMatchObject({
+      kind: 'gateway',
+      name: 'router-sim-gateway',
+      service: expect.stringMatching(/^envoy-llm-d-sim-router-sim-gateway-[0-9a-f]{8}$/),
+      serviceNamespace: 'envoy-gateway-system',
+      url: expect.stringMatching(/^http:\/\/envoy-llm-d-sim-router-sim-gateway-[0-9a-f]{8}\.envoy-gateway-system\.svc\.cluster\.local:80$/),
+      parametersConfigMap: null,
+    });
+    expect(sim.router).toMatchObject({ mode: 'gateway', gatewayClass: 'envoy', chart: { chart: 'oci://ghcr.io/llm-d/charts/llm-d-router-gateway' } });
+    // The chart keeps the pool and the EPP; its own route (to the pool) is off, the EPP speaks plain gRPC and fails closed.
+    expect(sim.router.values).toMatchObject({
+      provider: { name: 'none' },
+      httpRoute: { create: false },
+      router: { epp: { flags: { 'secure-serving': false } }, inferencePool: { failureMode: 'FailClose' } },
+    });
+    expect(sim.router.values).not.toHaveProperty('httpRoute.inferenceGatewayName');
+    // Not the chart's name: a model moving between classes never has two routes of one name.
+    expect(sim.httpRoute).toBe('router-sim-route');
+    expect(plan.envoyGatewayClass).toEqual({ name: 'envoy', controllerName: 'gateway.envoyproxy.io/gatewayclass-controller', create: true });
+    expect((sim.manifests.gateway as any).spec.gatewayClassName).toBe('envoy');
+    // The kind stack places nothing: no EnvoyProxy.
+    expect(sim.manifests.gatewayParameters).toBeNull();
+    const labels = { 'app.kubernetes.io/managed-by': 'app-serving', 'app.kubernetes.io/part-of': 'app-serving', 'app-serving.io/model': 'sim' };
+    const targetRefs = [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'router-sim-route' }];
+    expect(sim.manifests.envoyRoute).toEqual({
+      service: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'router-sim-pool', namespace: 'llm-d-sim', labels },
+        spec: { type: 'ClusterIP', selector: { 'llm-d.ai/inference-serving': 'true', 'llm-d.ai/model': 'sim' }, ports: [{ name: 'http', protocol: 'TCP', port: 8000, targetPort: 8000 }] },
+      },
+      extensionPolicy: {
+        apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+        kind: 'EnvoyExtensionPolicy',
+        metadata: { name: 'router-sim-endpoint-picker', namespace: 'llm-d-sim', labels },
+        spec: {
+          targetRefs,
+          extProc: [
+            {
+              backendRefs: [{ group: '', kind: 'Service', name: 'router-sim-epp', port: 9002 }],
+              processingMode: { request: { body: 'FullDuplexStreamed' }, response: { body: 'FullDuplexStreamed' } },
+              failOpen: false,
+              messageTimeout: '1000s',
+            },
+          ],
+        },
+      },
+      backendTrafficPolicy: {
+        apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+        kind: 'BackendTrafficPolicy',
+        metadata: { name: 'router-sim-backend-traffic', namespace: 'llm-d-sim', labels },
+        spec: { targetRefs, loadBalancer: { type: 'LeastRequest', endpointOverride: { extractFrom: [{ header: 'x-gateway-destination-endpoint' }] } } },
+      },
+      httpRoute: {
+        apiVersion: 'gateway.networking.k8s.io/v1',
+        kind: 'HTTPRoute',
+        metadata: { name: 'router-sim-route', namespace: 'llm-d-sim', labels },
+        spec: {
+          parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'router-sim-gateway' }],
+          rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ group: '', kind: 'Service', name: 'router-sim-pool', port: 8000 }], timeouts: { request: '300s' } }],
+        },
+      },
+    });
+    // The pool's Service selects exactly what the pool selects.
+    expect((sim.manifests.envoyRoute!.service as any).spec.selector).toEqual((sim.router.values as any).router.modelServers.matchLabels);
+    // An embedder keeps its embeddings Service: no route of its own.
+    const embed = router(plan.models.find((m) => m.slug === 'sim-embed'));
+    expect(embed.manifests.envoyRoute).toBeNull();
+    expect(embed.httpRoute).toBeNull();
+    // The proxy image is Envoy Gateway's: the model pulls none of its own.
+    expect(sim.images.map((i) => i.image).some((i) => i.includes('envoy'))).toBe(false);
+  });
+
+  it('places the proxy pods like the EPP through an EnvoyProxy that merges with the cluster\'s defaults; the class is the stack\'s one Envoy GatewayClass', () => {
+    const plan = planOf(exampleWith('example', `${ENVOY}  app-serving:kserve:\n    gateway:\n      className: eg\n      create: false\n`));
+    const qwen = router(plan.models.find((m) => m.slug === 'qwen3-06b-rke2'));
+    expect(plan.envoyGatewayClass).toEqual({ name: 'eg', controllerName: 'gateway.envoyproxy.io/gatewayclass-controller', create: false });
+    expect(qwen.manifests.gateway).toMatchObject({
+      spec: { gatewayClassName: 'eg', infrastructure: { parametersRef: { group: 'gateway.envoyproxy.io', kind: 'EnvoyProxy', name: 'router-qwen3-06b-rke2-gateway' } } },
+    });
+    expect((qwen.manifests.gateway as any).metadata.labels).not.toHaveProperty('istio.io/enable-inference-extproc');
+    expect(qwen.manifests.gatewayParameters).toEqual({
+      apiVersion: 'gateway.envoyproxy.io/v1alpha1',
+      kind: 'EnvoyProxy',
+      metadata: { name: 'router-qwen3-06b-rke2-gateway', namespace: 'llm-d-qwen3-06b-rke2', labels: expect.any(Object) },
+      spec: {
+        mergeType: 'StrategicMerge',
+        provider: {
+          type: 'Kubernetes',
+          kubernetes: {
+            envoyDeployment: {
+              pod: {
+                affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'workload', operator: 'In', values: ['gpu'] }] }] } } },
+                tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+              },
+            },
+          },
+        },
+      },
+    });
+    // No pull secret: the proxy runs in Envoy Gateway's namespace, where the model's Secret is not.
+    expect(JSON.stringify(qwen.manifests.gatewayParameters)).not.toContain('harbor-creds');
+    expect(qwen.gateway.parametersConfigMap).toBeNull();
+  });
+
+  const SERVER = { 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n' };
+  const stack = (entry: string) =>
+    `config:\n  app-serving:cloudProvider: cloud\n${ENVOY}  app-serving:apiKeys:\n    team:\n      secure: v1:AAAA:BBBB\n  app-serving:models:\n    generative:\n      - name: M\n${entry}`;
+  const planWith = (entry: string, files: Record<string, string> = SERVER) => {
+    const dir = tempRepo({ 'P.yaml': stack(entry), ...files });
+    return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
+  };
+
+  it('enforces access on the route (the refusal of other classes is lifted); the rate limit joins the one BackendTrafficPolicy EG allows per route', () => {
+    const m = router(planWith('        access:\n          apiKeys: [team]\n          rateLimit:\n            requestsPerMinute: 30\n')().models[0]);
+    expect(m.access).toMatchObject({ mode: 'apiKeys', apiKeys: ['team'], requestsPerMinute: 30 });
+    expect((m.manifests.envoyRoute!.backendTrafficPolicy as any).spec).toEqual({
+      targetRefs: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: 'router-m-route' }],
+      loadBalancer: { type: 'LeastRequest', endpointOverride: { extractFrom: [{ header: 'x-gateway-destination-endpoint' }] } },
+      rateLimit: { type: 'Local', local: { rules: [{ clientSelectors: [{ headers: [{ name: 'x-app-serving-client', type: 'Distinct' }] }], limit: { requests: 30, unit: 'Minute' } }] } },
+    });
+  });
+
+  it('honours the Router values it can (ext_proc port, route timeout) and refuses, at the file and key, what this class cannot do', () => {
+    const ok = router(planWith('', { ...SERVER, 'models/generative/M/router-m/values.yaml': 'router:\n  epp:\n    extProcPort: 9100\nhttpRoute:\n  requestTimeout: 1h\n' })().models[0]);
+    expect((ok.manifests.envoyRoute!.extensionPolicy as any).spec.extProc[0].backendRefs[0].port).toBe(9100);
+    expect((ok.manifests.envoyRoute!.httpRoute as any).spec.rules[0].timeouts).toEqual({ request: '1h' });
+    const issues = issuesOf(
+      planWith('', {
+        ...SERVER,
+        'models/generative/M/router-m/values.yaml': [
+          'httpRoute:',
+          '  create: true',
+          '  headerMatches:',
+          '    x-team: a',
+          '  requestTimeout: 5 minutes',
+          'router:',
+          '  epp:',
+          '    flags:',
+          '      secure-serving: true',
+          '    extProcPort: "9002"',
+          '  inferencePool:',
+          '    failureMode: FailOpen',
+          '',
+        ].join('\n'),
+      }),
+    );
+    expect(issues.map((i) => [i.path, i.line]).sort()).toEqual(
+      [
+        ['httpRoute.create', 2],
+        ['httpRoute.headerMatches', 3],
+        ['httpRoute.requestTimeout', 5],
+        ['router.epp.extProcPort', 10],
+        ['router.epp.flags.secure-serving', 9],
+        ['router.inferencePool.failureMode', 12],
+      ].sort(),
+    );
+    const message = (path: string) => issues.find((i) => i.path === path)!.message;
+    expect(message('httpRoute.create')).toMatch(/Envoy Gateway takes no InferencePool backend/);
+    expect(message('router.epp.flags.secure-serving')).toMatch(/plain gRPC: it verifies a TLS backend only against a CA, and the EPP's certificate is self-signed/);
+    expect(message('router.inferencePool.failureMode')).toMatch(/cannot fail open with FullDuplexStreamed/);
+    expect(message('httpRoute.headerMatches')).toMatch(/does not carry httpRoute\.headerMatches/);
+    expect(message('httpRoute.requestTimeout')).toMatch(/must be a Gateway API duration/);
+  });
+
+  it("checks the pool Service's name (Envoy Gateway's own Service name needs no check: it is cut to fit)", () => {
+    // Helm's 53 for the release keeps `<release>-pool` within 63; a release with a dot makes it no DNS-1035 label.
+    const issues = issuesOf(planWith('        releaseName: team.m\n'));
+    expect(issues.map((i) => [i.code, i.path, i.message])).toEqual([
+      ['name.too-long', 'models.generative[0].releaseName', expect.stringMatching(/the EPP Service "team\.m-epp" is not a valid Service name/)],
+      ['name.too-long', 'models.generative[0].releaseName', expect.stringMatching(/the Service of the pool's pods "team\.m-pool" is not a valid Service name/)],
+    ]);
+    expect(router(planWith(`        releaseName: ${'r'.repeat(53)}\n`)().models[0]).gateway.service.length).toBeLessThanOrEqual(63);
   });
 });

@@ -1,5 +1,6 @@
-import { GATEWAY_HTTP_PORT } from '../../constants.ts';
+import { GATEWAY_HTTP_PORT, type RouterGatewayClass } from '../../constants.ts';
 import { describeChart } from '../../charts.ts';
+import { envoyGatewayClassOf } from '../../envoy-gateway.ts';
 import type { ImageSource } from '../../images.ts';
 import { serviceHost } from '../../names.ts';
 import type { LlmdRouterModelPlan } from '../../plan.ts';
@@ -10,8 +11,9 @@ import type { LlmdGeneration, LlmdModelInput } from '../generation.ts';
 import { LLMD_VALUES_FOLDERS } from '../select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from '../shared.ts';
 import { ROUTER_CHART_OF, ROUTER_CHARTS, ROUTER_EPP_METRICS, ROUTER_EPP_METRICS_PORT, SERVER_AUTOSCALER_KEYS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, routerEppPodLabels } from './facts.ts';
+import { envoyRouteManifests } from './envoy.ts';
 import { gatewayManifest, gatewayParametersManifest, hasGatewayParameters, type GatewayInput } from './gateway.ts';
-import { checkRouterNames, gatewayServiceName, routerNames } from './names.ts';
+import { checkRouterNames, gatewayService, routerNames } from './names.ts';
 import { routerEppImage, routerValues } from './router.ts';
 import { modelServerDeployment, poolSelector, readServerValues, serverPodLabels, serverWeights } from './server.ts';
 
@@ -24,8 +26,9 @@ import { modelServerDeployment, poolSelector, readServerValues, serverPodLabels,
  *   `router-<slug>/values.yaml` if it has one;
  * - the model server, a plain Deployment app-serving creates from `server-<slug>/values.yaml`
  *   (llm-d's model-server recipe: llm-d replaced llm-d-modelservice with Kustomize in v0.7);
- * - in gateway mode, the model's own Gateway (class `istio` or `agentgateway`), its pods placed like
- *   the EPP (llm-d-infra is no longer what llm-d's guides install);
+ * - in gateway mode, the model's own Gateway (class `istio`, `agentgateway` or `envoy`), its pods
+ *   placed like the EPP (llm-d-infra is no longer what llm-d's guides install); behind Envoy Gateway,
+ *   which takes no InferencePool backend, its own form of the route (envoy.ts);
  * - unchanged: the namespace, pull secret, weights volume and pull Job, the embeddings Service.
  */
 export const ROUTER_2026_08: LlmdGeneration = {
@@ -38,7 +41,7 @@ export const ROUTER_2026_08: LlmdGeneration = {
 function planModel({ config, model, charts, harbor, toleration, list, warnings, features }: LlmdModelInput): LlmdRouterModelPlan | undefined {
   const { entry, slug, category } = model;
   const at = ['models', category, model.index] as const;
-  const settings = { mode: config.router?.mode ?? 'gateway', gatewayClass: config.router?.gatewayClass ?? 'istio' } as const;
+  const settings = { mode: config.router?.mode ?? 'gateway', gatewayClass: config.router?.gatewayClass ?? 'istio' };
   const overrides = { nameSpace: entry.nameSpace, releaseName: entry.releaseName };
   const names = routerNames(slug, overrides);
   const className = settings.mode === 'gateway' ? settings.gatewayClass : null;
@@ -82,15 +85,16 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
   });
   list.addAll(router.issues);
   warnings.push(...router.warnings);
-  // Access is enforced by the model's Istio gateway (filters that select its pods); the Router's
-  // standalone proxy and agentgateway's Gateway take other objects app-serving does not write yet.
+  // Access is enforced by the model's gateway: Istio's (filters that select its pods) or Envoy
+  // Gateway's (policies on the model's HTTPRoute); the Router's standalone proxy and agentgateway's
+  // Gateway take other objects app-serving does not write yet.
   const access = features.accessPlan(entry.access);
-  if (features.accessEnforced(access) && className !== 'istio') {
+  if (features.accessEnforced(access) && className !== 'istio' && className !== 'envoy') {
     list.add(
       config.locate(
         'config.contradiction',
         [...at, 'access'],
-        `cannot be enforced on the 2026-08 set ${className === null ? 'in standalone mode (the Router\'s own proxy)' : 'behind an agentgateway Gateway'} yet: app-serving enforces access on an Istio gateway — set router: {mode: gateway, gatewayClass: istio}, or access: {open: true}`,
+        `cannot be enforced on the 2026-08 set ${className === null ? 'in standalone mode (the Router\'s own proxy)' : 'behind an agentgateway Gateway'} yet: app-serving enforces access on an Istio or Envoy Gateway gateway — set router: {mode: gateway, gatewayClass: istio} (or envoy), or access: {open: true}`,
       ),
     );
   }
@@ -141,14 +145,47 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
   const gatewayInput: GatewayInput | null =
     className === null
       ? null
-      : { name: names.gateway, namespace: names.namespace, slug, className, routeNamespaces: gatewayConfig.routeNamespaces, affinity: controlAffinity, tolerations, pullSecret };
+      : {
+          name: names.gateway,
+          namespace: names.namespace,
+          slug,
+          className,
+          // Envoy Gateway's class is the stack's one Envoy GatewayClass, KServe's too; the others are the controllers' own.
+          gatewayClassName: className === 'envoy' ? envoyGatewayClassOf(config).name : className,
+          routeNamespaces: gatewayConfig.routeNamespaces,
+          affinity: controlAffinity,
+          tolerations,
+          pullSecret,
+        };
   const gateway = gatewayInput
     ? (() => {
-        const service = gatewayServiceName(names.gateway, gatewayInput.className);
-        const host = serviceHost(service, names.namespace);
-        return { kind: 'gateway' as const, name: names.gateway, service, host, port: GATEWAY_HTTP_PORT, url: `http://${host}:${GATEWAY_HTTP_PORT}`, parametersConfigMap: hasGatewayParameters(gatewayInput) ? names.gateway : null };
+        const service = gatewayService(names.gateway, names.namespace, gatewayInput.className);
+        const host = serviceHost(service.name, service.namespace);
+        return {
+          kind: 'gateway' as const,
+          name: names.gateway,
+          service: service.name,
+          serviceNamespace: service.namespace,
+          host,
+          port: GATEWAY_HTTP_PORT,
+          url: `http://${host}:${GATEWAY_HTTP_PORT}`,
+          // Istio's parameters are a ConfigMap; Envoy Gateway's an EnvoyProxy (manifests.gatewayParameters).
+          parametersConfigMap: gatewayInput.className === 'istio' && hasGatewayParameters(gatewayInput) ? names.gateway : null,
+        };
       })()
-    : { kind: 'router-proxy' as const, name: names.epp, service: names.epp, host: names.eppHost, port: ROUTER_PROXY_PORT, url: `http://${names.eppHost}:${ROUTER_PROXY_PORT}`, parametersConfigMap: null };
+    : { kind: 'router-proxy' as const, name: names.epp, service: names.epp, serviceNamespace: names.namespace, host: names.eppHost, port: ROUTER_PROXY_PORT, url: `http://${names.eppHost}:${ROUTER_PROXY_PORT}`, parametersConfigMap: null };
+  const envoyRoute =
+    className === 'envoy' && !embedder
+      ? envoyRouteManifests({
+          names,
+          slug,
+          poolSelector: poolSelector(slug),
+          targetPort: server.port,
+          extProcPort: Number(getPath(router.effective, ['router', 'epp', 'extProcPort'])),
+          requestTimeout: String(getPath(router.effective, ['httpRoute', 'requestTimeout'])),
+          rateLimit: features.envoyRateLimit(access),
+        })
+      : null;
 
   const images: ImageSource[] = [
     { image: server.image, where: `${model.values.server!.file}: image` },
@@ -175,7 +212,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
       // Gateway access logs are the gateway's own configuration on this set (llm-d-infra's Telemetry is gone).
       accessLogging: false,
     },
-    httpRoute: !embedder && settings.mode === 'gateway' ? names.httpRoute : null,
+    httpRoute: !embedder && settings.mode === 'gateway' ? (className === 'envoy' ? names.envoyHttpRoute : names.httpRoute) : null,
     inferencePool: { name: names.inferencePool, epp: names.epp, eppHost: names.eppHost },
     modelServer: {
       decodeDeployment: names.modelServer,
@@ -204,7 +241,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
       gateway:
         settings.mode === 'standalone'
           ? `Service ${names.epp} is the Router's EPP and its proxy: the ${names.release} release (${chartLabel}) is not installed or failed`
-          : `${className === 'istio' ? 'Istio' : 'agentgateway'} creates Service ${gateway.service} once Gateway ${names.gateway} is Programmed: check kubectl get gateway -n ${names.namespace} (${className} running? GatewayClass ${className} present?)`,
+          : gatewayOrigin(className!, gatewayInput!, gateway.service, gateway.serviceNamespace),
     },
     router: { mode: settings.mode, gatewayClass: className, release: names.release, chart, values: router.values, patches: router.patches },
     server,
@@ -212,6 +249,16 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
       modelServer,
       gateway: gatewayInput ? gatewayManifest(gatewayInput) : null,
       gatewayParameters: gatewayInput ? gatewayParametersManifest(gatewayInput) : null,
+      envoyRoute,
     },
   };
+}
+
+/** What creates the Service of a model's Gateway, and where to look when it is missing (verify's hint). */
+function gatewayOrigin(className: RouterGatewayClass, gateway: GatewayInput, service: string, serviceNamespace: string): string {
+  const where = `kubectl get gateway -n ${gateway.namespace}`;
+  if (className === 'envoy') {
+    return `Envoy Gateway creates Service ${serviceNamespace}/${service} once Gateway ${gateway.name} is Programmed: check ${where} (Envoy Gateway running? GatewayClass ${gateway.gatewayClassName} Accepted?)`;
+  }
+  return `${className === 'istio' ? 'Istio' : 'agentgateway'} creates Service ${service} once Gateway ${gateway.name} is Programmed: check ${where} (${className} running? GatewayClass ${className} present?)`;
 }

@@ -6,14 +6,15 @@ import { EPP_CONNECTION_POOL, findUnreadKeys } from '../../values/llmd.ts';
 import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '../../values/merge.ts';
 import { findConflicts, findTypeProblems, requirementValues, unionList, type Forbidden, type Requirement } from '../../values/requirements.ts';
 import type { NodeAffinity, Toleration } from '../../values/scheduling.ts';
-import { ROUTER_DEFAULTS, ROUTER_FLOW_CONTROL, ROUTER_FLOW_CONTROL_CONFIG_FILE, ROUTER_KEYS } from './facts.ts';
+import type { RouterGatewayClass } from '../../constants.ts';
+import { ROUTER_DEFAULTS, ROUTER_EPP_SECURE_SERVING_FLAG, ROUTER_FLOW_CONTROL, ROUTER_FLOW_CONTROL_CONFIG_FILE, ROUTER_KEYS } from './facts.ts';
 import type { RouterNames } from './names.ts';
 
 /** Everything the Router chart's values of one model are built from. */
 export interface RouterValuesInput {
   readonly names: RouterNames;
   readonly mode: 'gateway' | 'standalone';
-  readonly gatewayClass: 'istio' | 'agentgateway';
+  readonly gatewayClass: RouterGatewayClass;
   /** The model's `router-<slug>/values.yaml`, when it has one. */
   readonly file: ValuesFile | undefined;
   /** What the InferencePool selects, and the port of the model server. */
@@ -52,6 +53,15 @@ const TYPES = [
   { path: ['router', 'epp', 'affinity'], ok: isValuesMap, want: 'a Kubernetes affinity mapping' },
 ] as const;
 
+/** A Gateway API duration (HTTPRoute `timeouts.request`): `^([0-9]{1,5}(h|m|s|ms)){1,4}$`. */
+const GATEWAY_DURATION = /^([0-9]{1,5}(h|m|s|ms)){1,4}$/;
+
+/** What class `envoy` reads from the Router values to write its own route and EnvoyExtensionPolicy. */
+const ENVOY_TYPES = [
+  { path: ['router', 'epp', 'extProcPort'], ok: (v: unknown) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535, want: 'a port number (1–65535)' },
+  { path: ['httpRoute', 'requestTimeout'], ok: (v: unknown) => typeof v === 'string' && GATEWAY_DURATION.test(v), want: 'a Gateway API duration such as "300s" or "1h"' },
+] as const;
+
 /**
  * The Router chart's values for one model: the model's file plus what wires the Router to the
  * model server and the Gateway — the pool's selector and target port, the provider (Istio renders
@@ -63,6 +73,7 @@ export function routerValues(input: RouterValuesInput): RouterValues {
   const issues: Issue[] = [];
   const warnings: Issue[] = [];
   const istio = input.mode === 'gateway' && input.gatewayClass === 'istio';
+  const envoy = input.mode === 'gateway' && input.gatewayClass === 'envoy';
   const required: Requirement[] = [
     ...Object.entries(input.poolSelector).map(([key, value]) => ({
       path: ['router', 'modelServers', 'matchLabels', key],
@@ -76,7 +87,23 @@ export function routerValues(input: RouterValuesInput): RouterValues {
       reason: istio ? "the model's Gateway is an Istio Gateway: the chart renders the EPP's DestinationRule for it" : 'no Istio Gateway routes to this pool',
     },
   ];
-  if (input.mode === 'gateway') {
+  if (envoy) {
+    // Envoy Gateway's own form of the route (envoy.ts): the chart's HTTPRoute would send to the
+    // InferencePool, which Envoy Gateway refuses as a backend (ResolvedRefs False, InvalidKind).
+    required.push(
+      { path: ['httpRoute', 'create'], value: false, reason: "Envoy Gateway takes no InferencePool backend: app-serving writes the model's HTTPRoute to a Service of the pool's pods itself" },
+      {
+        path: ['router', 'epp', 'flags', ROUTER_EPP_SECURE_SERVING_FLAG],
+        value: false,
+        reason: "Envoy Gateway calls the EPP in plain gRPC: it verifies a TLS backend only against a CA, and the EPP's certificate is self-signed at start",
+      },
+      {
+        path: ['router', 'inferencePool', 'failureMode'],
+        value: 'FailClose',
+        reason: "Envoy Gateway calls the EPP with failOpen: false — its EnvoyExtensionPolicy cannot fail open with FullDuplexStreamed bodies, which the EPP needs",
+      },
+    );
+  } else if (input.mode === 'gateway') {
     required.push({ path: ['httpRoute', 'create'], value: input.route, reason: input.route ? "clients reach the model through its Gateway's HTTPRoute" : 'clients reach an embedding model through its embeddings Service' });
     if (input.route) required.push({ path: ['httpRoute', 'inferenceGatewayName'], value: names.gateway, reason: "the HTTPRoute attaches to the model's own Gateway" });
   }
@@ -106,8 +133,14 @@ export function routerValues(input: RouterValuesInput): RouterValues {
     { path: ['inferencePool'], reason: "GAIE's name: the Router chart reads router.modelServers.* and router.inferencePool.*" },
     { path: ['experimentalHttpRoute'], reason: "GAIE's name: the Router chart reads httpRoute.* and fails on this key" },
   ];
+  if (envoy) {
+    // The chart's route settings that app-serving's own route does not carry.
+    for (const key of ['headerMatches', 'baseModel', 'inferenceGatewayName', 'inferenceGatewayNamespace']) {
+      forbidden.push({ path: ['httpRoute', key], reason: `app-serving writes the HTTPRoute itself on an Envoy Gateway (router.gatewayClass: envoy) and does not carry httpRoute.${key}` });
+    }
+  }
   issues.push(...findConflicts(file, required, forbidden));
-  if (file) issues.push(...findTypeProblems(file, TYPES as never));
+  if (file) issues.push(...findTypeProblems(file, (envoy ? [...TYPES, ...ENVOY_TYPES] : TYPES) as never));
   warnings.push(...findUnreadKeys(file, ROUTER_KEYS, input.chart));
 
   const defaults: Values = istio ? { provider: { istio: { destinationRule: { trafficPolicy: { connectionPool: EPP_CONNECTION_POOL } } } } } : {};

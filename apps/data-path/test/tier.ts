@@ -1,0 +1,109 @@
+/**
+ * The data-path tier's cluster: the test control plane in the tier's own network namespace, the DNS
+ * server of `cluster.local`, the pod runtime running what {@link dataPathRunner} maps for real, and
+ * Envoy Gateway installed from its release's chart. A stack is then deployed by the real engine as
+ * in the deploy tier (apps/app-serving/test/deploy/support.ts), and its model pods load the real
+ * weights from their volumes: {@link provideWeights} gives each claim the folder the pull Job would
+ * have filled (the model's files at `modelUri`, and the `.pulled` marker).
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import type { DeploymentPlan } from '@app-serving/core';
+import {
+  ENVOY_GATEWAY_SYSTEM,
+  createNodes,
+  installEnvoyGateway,
+  startCluster,
+  startClusterDns,
+  startPodRuntime,
+  waitFor,
+  type ClusterDns,
+  type PodRuntime,
+  type TestCluster,
+} from '@app-serving/test-cluster';
+import { dataPathRunner, type DataPathTools } from './images.ts';
+import { ENVOY_GATEWAY_VERSION, dataPathTools, envoyGatewayChartDir } from './tools.ts';
+
+export const TIER_DIR = join(import.meta.dirname, '..');
+/** The tier's model folders (its stacks' `models/`). */
+export const MODELS_DIR = join(TIER_DIR, 'models');
+/** The tier's stacks. */
+export const STACKS_DIR = join(TIER_DIR, 'stacks');
+
+export interface Tier {
+  readonly cluster: TestCluster;
+  readonly dns: ClusterDns;
+  readonly runtime: PodRuntime;
+  readonly tools: DataPathTools;
+  /** Lines the runtime logged (pods started, probes, restarts). */
+  readonly log: string[];
+  stop(): Promise<void>;
+}
+
+/** The folders the claims of the deployed stacks hold, by `<namespace>/<claim>`. */
+const claims = new Map<string, string>();
+
+/** Starts the tier's cluster with Envoy Gateway running (ready once its controller is). */
+export async function startTier(options: { crdSet?: '2026-02' | '2026-08' } = {}): Promise<Tier> {
+  const tools = dataPathTools();
+  const log: string[] = [];
+  const cluster = await startCluster({ dataPath: true, crdSet: options.crdSet ?? '2026-08' });
+  let dns: ClusterDns | undefined;
+  let runtime: PodRuntime | undefined;
+  try {
+    dns = await startClusterDns(cluster);
+    runtime = await startPodRuntime(cluster, {
+      run: dataPathRunner(tools),
+      claim: (namespace, claim) => claims.get(`${namespace}/${claim}`),
+      log: (line) => log.push(`${new Date().toISOString()} ${line}`),
+    });
+    // A node for what the cluster runs before any stack (Envoy Gateway's controller).
+    await createNodes(cluster, [{ name: 'tier-system', labels: { 'test.app-serving.io/role': 'system' } }]);
+    await installEnvoyGateway(cluster, { chartDir: envoyGatewayChartDir(), version: ENVOY_GATEWAY_VERSION, binary: tools.envoyGateway });
+    await waitFor(cluster, `/apis/apps/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/deployments/envoy-gateway`, (d) => d.status?.readyReplicas === 1, 300_000);
+  } catch (error) {
+    await runtime?.stop();
+    await dns?.stop();
+    await cluster.stop();
+    throw error;
+  }
+  const started = { runtime: runtime!, dns: dns! };
+  return {
+    cluster,
+    dns: started.dns,
+    runtime: started.runtime,
+    tools,
+    log,
+    stop: async () => {
+      await started.runtime.stop();
+      await started.dns.stop();
+      await cluster.stop();
+    },
+  };
+}
+
+/**
+ * Gives each model's claim what its pull Job leaves on the volume: the weights at `modelUri` (the
+ * tier's prepared model, by the `modelUri` → folder map `weights`) and the `.pulled` marker. Returns
+ * a function that removes the folders.
+ */
+export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<string, string>>): () => void {
+  const made: string[] = [];
+  for (const model of plan.models) {
+    const storage = model.storage;
+    if (!storage) continue;
+    const source = weights[storage.modelUri];
+    if (!source) throw new Error(`model ${model.name}: no prepared weights for modelUri ${storage.modelUri} (known: ${Object.keys(weights).join(', ')})`);
+    const folder = mkdtempSync(join(tmpdir(), `app-serving-claim-${model.slug}-`));
+    made.push(folder);
+    const at = join(folder, storage.modelUri);
+    mkdirSync(dirname(at), { recursive: true });
+    symlinkSync(source, at);
+    writeFileSync(join(folder, basename(storage.marker)), `${storage.source.kind === 'oras' ? storage.source.ref : storage.modelUri}\n`);
+    claims.set(`${model.namespace}/${storage.pvc}`, folder);
+  }
+  return () => {
+    for (const folder of made) rmSync(folder, { recursive: true, force: true });
+  };
+}
