@@ -1,7 +1,6 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { DEFAULT_CHARTS, type ChartKey, type ChartRef } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
@@ -142,7 +141,7 @@ export function readLocalChart(path: string): LocalChart | { readonly problem: s
     }
     let tar: Uint8Array;
     try {
-      tar = gunzipSync(packaged, { maxOutputLength: LOCAL_CHART_LIMITS.unpackedBytes });
+      tar = zlib().gunzipSync(packaged, { maxOutputLength: LOCAL_CHART_LIMITS.unpackedBytes });
     } catch (error) {
       const reason = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${formatLimit(LOCAL_CHART_LIMITS.unpackedBytes)}` : 'not gzip-compressed';
       return { problem: `${path} is not a chart package (.tgz from \`helm package\` or \`helm pull\`): ${reason}` };
@@ -238,4 +237,12 @@ export function checkLocalCharts<K extends string = ChartKey>(
 export function describeChart(label: string, ref: ChartRef, pinned?: ChartRef): string {
   const moved = pinned === undefined || ref.chart !== pinned.chart || ref.repo !== pinned.repo;
   return `${label} ${ref.version}${moved ? ` from ${ref.chart}${ref.repo ? ` (${ref.repo})` : ''}` : ''}`;
+}
+
+/**
+ * node:zlib, loaded when a local chart package is read: every command loads this module, and
+ * loading zlib costs each of them about a millisecond (a bundle hoists a static import to its top).
+ */
+function zlib(): typeof import('node:zlib') {
+  return process.getBuiltinModule('node:zlib');
 }

@@ -141,15 +141,17 @@ export {
   kserveScaling,
   planAutoscaling,
   podMonitorManifest,
+  requestBufferingOf,
   resolveAutoscaling,
   scaledObjectManifest,
   signalQuery,
   triggerAuthenticationManifest,
+  wakeTriggers,
 } from './features/autoscaling/index.ts';
-export { GAIE_EPP_METRICS, MODELSERVICE_AUTOSCALER_KEYS } from './upstream/2026-02.ts';
-export { SERVER_AUTOSCALER_KEYS } from './upstream/2026-08/facts.ts';
+export { GAIE_EPP_METRICS, GAIE_NO_REQUEST_BUFFERING, MODELSERVICE_AUTOSCALER_KEYS } from './upstream/2026-02.ts';
+export { SERVER_AUTOSCALER_KEYS, ROUTER_EPP_METRICS, ROUTER_EPP_METRICS_PORT, ROUTER_FLOW_CONTROL, ROUTER_REQUEST_BUFFERING, routerEppPodLabels } from './upstream/2026-08/facts.ts';
 export { KSERVE_AUTOSCALER_KEYS } from './kserve/facts.ts';
-export type { AutoscalingCapabilities, AutoscalerKeys, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource } from './features/autoscaling/index.ts';
+export type { AutoscalingCapabilities, AutoscalerKeys, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, RequestBuffering, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource, WakeTrigger } from './features/autoscaling/index.ts';
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
@@ -188,12 +190,12 @@ export {
   envoyHashedName,
 } from './envoy-gateway.ts';
 export type { EnvoyGatewayClassPlan, EnvoyCrdFact } from './envoy-gateway.ts';
-export { routerValues, routerEppImage } from './upstream/2026-08/router.ts';
+export { routerValues, routerEppImage, flowControlConfig } from './upstream/2026-08/router.ts';
 export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COMMENT } from './upstream/migrate.ts';
 export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
 export { KSERVE_RELEASES, KSERVE_V0_18, KSERVE_V0_20 } from './kserve/releases.ts';
 export type { KserveRelease } from './kserve/releases.ts';
-export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
+export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG, ISTIO } from './preflight.ts';
 export type { PreflightCheck, PreflightCheckType, PreflightSeverity, CrdRequirement } from './preflight.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_STRICT, KSERVE_STRICT_V1ALPHA2 } from './kserve/plan.ts';
 export {

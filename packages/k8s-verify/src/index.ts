@@ -41,7 +41,7 @@ export type { SummaryRow, SummaryOptions } from './format.ts';
 
 // Preflight: is the cluster ready for a stack? (read-only)
 export { runPreflight, createPreflightReader, tolerates, PREFLIGHT_SCHEMA_VERSION, DEFAULT_PREFLIGHT_TIMEOUT_MS, DEFAULT_PREFLIGHT_DEADLINE_MS } from './preflight.ts';
-export type { PreflightOptions, PreflightReader, PreflightResult, PreflightCheckResult, PreflightStatus, NodeInfo } from './preflight.ts';
+export type { PreflightOptions, PreflightReader, PreflightResult, PreflightCheckResult, PreflightStatus, NodeInfo, DeploymentInfo } from './preflight.ts';
 export { formatPreflight, formatPreflightJson, formatPreflightJunit, describePreflightCheck } from './preflight-format.ts';
 
 // Kubernetes access
