@@ -159,6 +159,30 @@ describe('ready names missing KServe prerequisites', () => {
     );
   });
 
+  it('on KServe v0.20 (2026-08): its configs chart at v0.20.0, Envoy AI Gateway v1.0.0 (what v0.20 installs with), the upgrade guide', async () => {
+    const current = planOf([{ category: 'generative', name: 'Kq', slug: 'kq', platform: 'kserve', pull: true }], { upstream: '2026-08' });
+    const { kube, cluster } = await world(current);
+    // As KServe v0.20.0 reports them: getConfig's configNotFoundError, reason ConfigNotFound (config_merge.go);
+    // the route's refusal relayed in HTTPRoutesReady (router.go, EvaluateHTTPRouteConditions).
+    kube.state.customObjects[0]!.object = {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'False', reason: 'RouterNotReady' },
+          { type: 'PresetsCombined', status: 'False', reason: 'ConfigNotFound', message: 'LLMInferenceServiceConfig "kserve-config-llm-template" not found in namespaces [llm-d-kq kserve]' },
+          { type: 'HTTPRoutesReady', status: 'False', reason: 'HTTPRoutesNotReady', message: 'The following HTTPRoutes are not ready: [llm-d-kq/kq-kserve-route: "False" (reason "InvalidKind", message "Kind is invalid")]' },
+        ],
+      },
+    };
+    const probe = await probeReady(cluster, kserve(current));
+    expect(probe.retryable).toBe(false);
+    expect(probe.result.failure?.cause).toBe(
+      [
+        "KServe's well-known LLMInferenceServiceConfigs are missing (kserve-config-llm-template not found in the model namespace or in kserve): install them with KServe's chart, helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version v0.20.0 -n kserve --set kserve.llmisvcConfigs.enabled=true (the chart ships them disabled); see docs/upgrading.md#kserve-v018--v020",
+        "the Gateway rejects the InferencePool backend of KServe's HTTPRoute (ResolvedRefs False, InvalidKind): plain Envoy Gateway routes only to Services; install Envoy AI Gateway v1.0.0 as its extension and enable InferencePool backends in Envoy Gateway (extensionManager.backendResources: inference.networking.k8s.io/v1 InferencePool); see docs/upgrading.md#kserve-v018--v020",
+      ].join('; '),
+    );
+  });
+
   it('nothing, for other reasons (and keeps retrying)', async () => {
     const { kube, cluster } = await world(kservePlan);
     kube.state.customObjects[0]!.object = { status: { conditions: [{ type: 'Ready', status: 'False' }, { type: 'PresetsCombined', status: 'False', message: 'failed to get LLMInferenceServiceConfig "kq-config"' }] } };

@@ -1,4 +1,4 @@
-import { LABEL_ROLE, shellCommand, type AnyLlmdModelPlan, type KserveModelPlan, type ModelPlan, type StoragePlan } from '@app-serving/core';
+import { KSERVE_RELEASES, LABEL_ROLE, shellCommand, type AnyLlmdModelPlan, type KserveModelPlan, type ModelPlan, type StoragePlan, type Upstream } from '@app-serving/core';
 import { checkSignal } from './clock.ts';
 import { KubeError, kubeErrorOf, labelSelector, type Cluster, type CustomObjectRef, type PodSummary } from './cluster.ts';
 import { findEnvoyGatewayService } from './endpoints.ts';
@@ -255,7 +255,7 @@ async function kserveReadiness(cluster: Cluster, model: KserveModelPlan, state: 
     } else {
       const failing = conditions.filter((c) => c.type !== 'Ready' && c.status !== 'True').map((c) => `${c.type}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message.slice(0, 100)}` : ''})` : ''}`);
       const text = `LLMInferenceService Ready=${ready?.status ?? 'unknown'}${ready?.reason ? ` (${ready.reason})` : ''}${failing.length ? `; not ready: ${failing.join(', ')}` : ''}`;
-      const missing = kserveMissingPrerequisites(conditions);
+      const missing = kserveMissingPrerequisites(conditions, model.upstream);
       // A missing prerequisite does not come by waiting: say which, and stop retrying.
       for (const cause of missing) state.problem(text, 'final', cause);
       if (missing.length === 0) state.problem(text, 'retry', 'kubectl describe llminferenceservice: its conditions name the child (workload, router, scheduler) that is not ready');
@@ -264,15 +264,19 @@ async function kserveReadiness(cluster: Cluster, model: KserveModelPlan, state: 
   podGroup(state, 'workload', pods, model.replicas, `selector ${labelSelector(model.podLabels)}`);
 }
 
-/** Where the KServe prerequisites are written up. */
-const KSERVE_PREREQUISITES_DOC = 'docs/deployment-flow.md#kserve-prerequisites';
+/** Where the KServe prerequisites of each set are written up: v0.18's install, and the way to v0.20. */
+const KSERVE_PREREQUISITES_DOC: Readonly<Record<Upstream, string>> = {
+  '2026-02': 'docs/deployment-flow.md#kserve-prerequisites',
+  '2026-08': 'docs/upgrading.md#kserve-v018--v020',
+};
 
 /**
  * The KServe prerequisites a not-ready LLMInferenceService's conditions show missing:
  *
  * - `PresetsCombined` False because a well-known config `kserve-config-llm-*` is not found: the
  *   controller merges every model with them (kserve v0.18.1 pkg/controller/v1alpha2/llmisvc/
- *   config_merge.go, getConfig: "failed to get LLMInferenceServiceConfig …"), and KServe's chart
+ *   config_merge.go, getConfig: "failed to get LLMInferenceServiceConfig …"; v0.20.0: `LLMInferenceServiceConfig
+ *   "…" not found in namespaces […]`, reason ConfigNotFound), and KServe's chart
  *   `kserve-runtime-configs` installs them only with `kserve.llmisvcConfigs.enabled=true`.
  * - `HTTPRoutesReady` False because the Gateway did not resolve the route's InferencePool backend:
  *   plain Envoy Gateway accepts only Service, ServiceImport and its Backend (envoyproxy/gateway
@@ -280,21 +284,27 @@ const KSERVE_PREREQUISITES_DOC = 'docs/deployment-flow.md#kserve-prerequisites';
  *   invalid" / "Kind is invalid"); KServe relays the route's condition in its message (router.go,
  *   EvaluateHTTPRouteConditions). Envoy AI Gateway, installed as Envoy Gateway's extension with
  *   InferencePool as a backend resource, makes it routable.
+ *
+ * Each fix names the versions of the model's set (`upstream`): KServe's release and the Envoy AI
+ * Gateway it installs with (KSERVE_RELEASES).
  */
-export function kserveMissingPrerequisites(conditions: readonly Condition[]): string[] {
+export function kserveMissingPrerequisites(conditions: readonly Condition[], upstream: Upstream = '2026-02'): string[] {
+  // The KServe release of the model's set: its configs chart and the Envoy AI Gateway it installs with.
+  const release = KSERVE_RELEASES[upstream];
+  const doc = KSERVE_PREREQUISITES_DOC[upstream];
   const out: string[] = [];
   const failed = (type: string) => conditions.find((c) => c.type === type && c.status === 'False');
   const presets = failed('PresetsCombined');
   const config = presets?.message ? /LLMInferenceServiceConfig \\?"?(kserve-config-llm-[a-z0-9-]+)/.exec(presets.message) : null;
   if (config) {
     out.push(
-      `KServe's well-known LLMInferenceServiceConfigs are missing (${config[1]} not found in the model namespace or in kserve): install them with KServe's chart, helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version v0.18.1 -n kserve --set kserve.llmisvcConfigs.enabled=true (the chart ships them disabled); see ${KSERVE_PREREQUISITES_DOC}`,
+      `KServe's well-known LLMInferenceServiceConfigs are missing (${config[1]} not found in the model namespace or in kserve): install them with KServe's chart, helm upgrade -i kserve-runtime-configs oci://ghcr.io/kserve/charts/kserve-runtime-configs --version ${release.version} -n kserve --set kserve.llmisvcConfigs.enabled=true (the chart ships them disabled); see ${doc}`,
     );
   }
   const routes = failed('HTTPRoutesReady');
   if (routes?.message && /InvalidKind|Group is invalid|Kind is invalid/.test(routes.message)) {
     out.push(
-      `the Gateway rejects the InferencePool backend of KServe's HTTPRoute (ResolvedRefs False, InvalidKind): plain Envoy Gateway routes only to Services; install Envoy AI Gateway v0.5.0 as its extension and enable InferencePool backends in Envoy Gateway (extensionManager.backendResources: inference.networking.k8s.io/v1 InferencePool); see ${KSERVE_PREREQUISITES_DOC}`,
+      `the Gateway rejects the InferencePool backend of KServe's HTTPRoute (ResolvedRefs False, InvalidKind): plain Envoy Gateway routes only to Services; install Envoy AI Gateway ${release.envoyAiGatewayVersion} as its extension and enable InferencePool backends in Envoy Gateway (extensionManager.backendResources: inference.networking.k8s.io/v1 InferencePool); see ${doc}`,
     );
   }
   return out;

@@ -19,6 +19,12 @@ export interface KserveRelease {
   readonly api: { readonly group: 'serving.kserve.io'; readonly version: 'v1alpha1' | 'v1alpha2'; readonly plural: 'llminferenceservices' };
   /** Every image the release's well-known configs set. */
   readonly wellKnownImages: readonly KserveWellKnownImage[];
+  /**
+   * The Envoy AI Gateway release KServe installs with (its `kserve-deps.env`,
+   * ENVOY_AI_GATEWAY_VERSION): Envoy Gateway's extension that routes the HTTPRoute's InferencePool
+   * backend (a model with the scheduler).
+   */
+  readonly envoyAiGatewayVersion: string;
   /** KServe's storage-initializer of this release: the Hugging Face download Job's image. */
   readonly downloaderImage: string;
   /**
@@ -35,6 +41,8 @@ export const KSERVE_V0_18: KserveRelease = {
   supportedVersions: KSERVE_SUPPORTED_VERSIONS,
   api: KSERVE_API,
   wellKnownImages: KSERVE_WELL_KNOWN_IMAGES,
+  // Source: kserve/kserve v0.18.1 kserve-deps.env.
+  envoyAiGatewayVersion: 'v0.5.0',
   downloaderImage: HF_DOWNLOADER_IMAGE_PUBLIC,
   // v0.17 has spec.scaling too; sectionName is the one field v0.18.0 added (KServe's git diff v0.17.0..v0.18.0).
   crdFields: [['spec', 'scaling'], ['spec', 'router', 'gateway', 'refs', '[]', 'sectionName']],
@@ -86,6 +94,8 @@ export const KSERVE_V0_20: KserveRelease = {
     image('kserve-config-llm-prefill-worker-data-parallel', 'prefill.template', 'containers', 'main', 'vllm', V020.vllm),
     image('kserve-config-llm-prefill-worker-data-parallel', 'prefill.worker', 'containers', 'main', 'vllm', V020.vllm),
   ],
+  // Source: kserve/kserve v0.20.0 kserve-deps.env.
+  envoyAiGatewayVersion: 'v1.0.0',
   downloaderImage: 'kserve/storage-initializer:v0.20.0',
   // v1alpha2's kvCacheOffloading is new in v0.20 against v0.18.1 (git diff v0.18.1 v0.20.0 -- pkg/apis/serving;
   // whether v0.19 has it is not confirmed).
