@@ -632,7 +632,7 @@ export function workloadDeploymentV020(service: KserveService, merged: Values): 
       name: childName(service.metadata.name, '-kserve'),
       namespace: service.metadata.namespace,
       labels: { ...labels, ...prefixed(service.metadata.labels, approvedLabels) },
-      annotations: prefixed(service.metadata.annotations, approvedAnnotations),
+      ...(Object.keys(prefixed(service.metadata.annotations, approvedAnnotations)).length > 0 && { annotations: prefixed(service.metadata.annotations, approvedAnnotations) }),
       ...(owner && { ownerReferences: owner }),
     },
     spec: {
