@@ -13,7 +13,9 @@
  *   becomes Ready with its URL;
  * - `app-serving verify --kubeconfig` passes through the real Envoy: chat, streaming, completions,
  *   refuses-anonymous;
- * - Envoy enforces our SecurityPolicy: the model's key 200; a wrong key, another model's, none 401.
+ * - Envoy enforces our SecurityPolicy: the model's key 200; a wrong key, another model's, none 401;
+ *   and our BackendTrafficPolicy on KServe's route: a key past its requests per minute 429, another
+ *   key of the model still 200.
  */
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -137,19 +139,36 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('a KServe v0.20 model wit
     expect(checks).toEqual(expect.arrayContaining([`${name}/ready: pass`, `${name}/address: pass`, `${name}/chat: pass`, `${name}/chat-stream: pass`, `${name}/completions: pass`, `${name}/refuses-anonymous: pass`]));
   }, 900_000);
 
-  it('access, enforced by the real Envoy: the model\'s key 200; a wrong key, another model\'s, none 401', async () => {
+  /** The address of the proxy Envoy Gateway made for the stack's Gateway (its pod, the listener's port). */
+  const gateway = async () => {
     const m = model();
     const selector = encodeURIComponent(`gateway.envoyproxy.io/owning-gateway-name=${m.gateway.name},gateway.envoyproxy.io/owning-gateway-namespace=${m.gateway.namespace}`);
     const pods = (await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/pods?labelSelector=${selector}`)).filter((p) => !p.metadata.deletionTimestamp && p.status?.podIP);
     const services = await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/services?labelSelector=${selector}`);
     const port = services[0]?.spec.ports.find((p: any) => p.port === 80)?.targetPort;
     expect({ pods: pods.length, port: typeof port }).toEqual({ pods: 1, port: 'number' });
-    const url = `http://${pods[0].status.podIP}:${port}${m.pathPrefix}/v1/chat/completions`;
+    return `http://${pods[0].status.podIP}:${port}`;
+  };
+
+  it('access, enforced by the real Envoy: the model\'s key 200; a wrong key, another model\'s, none 401', async () => {
+    const m = model();
+    const url = `${await gateway()}${m.pathPrefix}/v1/chat/completions`;
     expect((await send(url, { body: chat(m.servedModelName) })).status).toBe(401);
     expect((await send(url, { body: chat(m.servedModelName), headers: basic('ci', 'not-the-key-of-ci-0000000000') })).status).toBe(401);
     expect((await send(url, { body: chat(m.servedModelName), headers: basic('other', key('other')) })).status).toBe(401);
     const ok = await send(url, { body: chat(m.servedModelName), headers: basic('ci', key('ci')) });
     expect(ok.status).toBe(200);
     expect(JSON.parse(ok.text).choices[0].message.content.length).toBeGreaterThan(0);
+  }, 600_000);
+
+  it('the rate limit on KServe\'s route: a key past its requests per minute gets 429, another key of the model still 200', async () => {
+    // Cheap requests (KServe's catch-all rule, rewritten to /v1/models), all in flight at once, so that the minute's window cannot turn over between them.
+    const m = model();
+    const limit = m.access.requestsPerMinute!;
+    const models = `${await gateway()}${m.pathPrefix}/v1/models`;
+    const answers = await Promise.all(Array.from({ length: limit + 5 }, () => send(models, { headers: basic('ci-rate', key('ci-rate')) })));
+    const counts = answers.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
+    expect(counts).toEqual({ 200: limit, 429: 5 });
+    expect((await send(models, { headers: basic('ci', key('ci')) })).status).toBe(200);
   }, 600_000);
 });

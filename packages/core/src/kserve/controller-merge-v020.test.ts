@@ -102,7 +102,11 @@ describe('KServe v0.20.0 and a model without the scheduler (apps/data-path stack
     expect(rewrite(`${model.pathPrefix}/v1/chat/completions`)).toEqual({ type: 'ReplacePrefixMatch', replacePrefixMatch: '/v1/chat/completions' });
     expect(rewrite(model.pathPrefix)).toEqual({ type: 'ReplacePrefixMatch', replacePrefixMatch: '/' });
     const policies = envoyGatewayAccessManifests({ namespace: model.namespace, route: model.route }, model.slug, model.access) as any[];
-    expect(policies.filter((p) => p.kind === 'SecurityPolicy').map((p) => p.spec.targetRefs)).toEqual([[{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: route.metadata.name }]]);
+    // The keys (SecurityPolicy) and the rate limit (BackendTrafficPolicy) both on KServe's route.
+    expect(policies.filter((p) => p.spec?.targetRefs).map((p) => [p.kind, p.spec.targetRefs])).toEqual([
+      ['SecurityPolicy', [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: route.metadata.name }]],
+      ['BackendTrafficPolicy', [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', name: route.metadata.name }]],
+    ]);
   });
 
   it('keeps the model-routing rules where the Gateway allows them, and drops them where it opts out', () => {
