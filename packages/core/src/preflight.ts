@@ -578,8 +578,10 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     kinds.push(...envoyKinds(plan, model, ns));
   }
   // Who may call the model: the objects its gateway enforces it with (an llm-d model's Istio
-  // gateway; a KServe model's route on the Envoy Gateway), in the model's namespace.
-  for (const { group, resource } of accessResources(model.platform === 'kserve' ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
+  // gateway; a KServe model's route, or a 2026-08 llm-d model's of class envoy, on Envoy Gateway), in
+  // the model's namespace.
+  const onEnvoyGateway = model.platform === 'kserve' || (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy');
+  for (const { group, resource } of accessResources(onEnvoyGateway ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
   return kinds;
 }
 

@@ -160,6 +160,13 @@ describe('pure helpers', () => {
     expect(lastErrorLine('Traceback (most recent call last):\n  File "x.py", line 1\nValueError: max_model_len (99999) is greater than the model\'s context length\nINFO shutting down\n')).toBe(
       "ValueError: max_model_len (99999) is greater than the model's context length",
     );
+    // Caught between two crashes: running again, not ready, the last exit said why.
+    expect(
+      podSummary({
+        ...base,
+        status: { phase: 'Running', containerStatuses: [{ name: 'modelserver', ready: false, restartCount: 3, image: '', imageID: '', state: { running: {} }, lastState: { terminated: { reason: 'Error', exitCode: 2, message } } }] },
+      }).problem,
+    ).toBe('container modelserver running again but not ready after 3 restarts (last exit: Error 2: vllm serve: error: unrecognized arguments: --max-modle-len 2048)');
     expect(lastErrorLine('all good\n')).toBe('all good');
     expect(lastErrorLine('\n \n')).toBeNull();
     expect(podSummary({ ...base, status: { phase: 'Running', containerStatuses: [{ name: 'vllm', ready: false, restartCount: 0, image: '', imageID: '', state: { running: {} } }] } }).problem).toBe(

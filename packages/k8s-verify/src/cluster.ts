@@ -252,7 +252,16 @@ function podProblem(pod: Record<string, any>): string {
     if (terminated && terminated.exitCode !== 0) return `container ${name}: terminated ${text(terminated.reason)} (exit ${typeof terminated.exitCode === 'number' ? terminated.exitCode : '?'})`.replace('  ', ' ');
   }
   const notReady = statuses.find((s) => !s.ready && object(s.state).running);
-  if (notReady) return `container ${text(notReady.name)} running but not ready (readiness probe failing: model still loading?)`;
+  if (notReady) {
+    // Between two crashes a crash-looping container runs again for a while: say how it last ended.
+    const last = object(object(notReady.lastState).terminated);
+    if (typeof last.exitCode === 'number' && last.exitCode !== 0) {
+      const said = typeof last.message === 'string' ? lastErrorLine(last.message) : null;
+      const restarts = typeof notReady.restartCount === 'number' ? notReady.restartCount : 0;
+      return `container ${text(notReady.name)} running again but not ready after ${restarts} restart${restarts === 1 ? '' : 's'} (last exit: ${text(last.reason, 'Error')} ${last.exitCode}${said ? `: ${short(said)}` : ''})`;
+    }
+    return `container ${text(notReady.name)} running but not ready (readiness probe failing: model still loading?)`;
+  }
   const waiting = statuses.find((s) => object(s.state).waiting);
   if (waiting) return `container ${text(waiting.name)}: ${text(object(object(waiting.state).waiting).reason, 'waiting')}`;
   return text(status.phase, 'not Ready');

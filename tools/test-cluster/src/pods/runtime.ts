@@ -76,9 +76,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The addresses the stand-in load balancer gives Services of type LoadBalancer (`<range>.<n>`). */
 const LOAD_BALANCER_RANGE = '10.0.254';
 
-/** The first restart waits this long, doubling up to {@link MAX_BACKOFF_MS} (the kubelet: 10 s to 5 min; shorter here, for tests). */
-const FIRST_BACKOFF_MS = 2000;
-const MAX_BACKOFF_MS = 30_000;
+/** The first restart waits this long, doubling up to {@link MAX_BACKOFF_MS}: the kubelet's CrashLoopBackOff (10 s to 5 min). */
+const FIRST_BACKOFF_MS = 10_000;
+const MAX_BACKOFF_MS = 300_000;
 /** What the kubelet keeps of a log as the termination message (`FallbackToLogsOnError`): 80 lines, 2,048 bytes. */
 const MESSAGE_LINES = 80;
 const MESSAGE_BYTES = 2048;
