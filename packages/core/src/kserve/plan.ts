@@ -265,7 +265,16 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
   }
   const containers = getPath(spec, ['template', 'containers']);
   const mainIndex = Array.isArray(containers) ? containers.findIndex((c) => isValuesMap(c) && c.name === 'main') : -1;
-  const adapterConflicts = serverAdapterConflicts(file, { args: mainIndex >= 0 ? [['template', 'containers', mainIndex, 'args']] : [] }, adapterDrafts);
+  const mainEnv = mainIndex >= 0 ? getPath((containers as unknown[])[mainIndex], ['env']) : undefined;
+  const extraArgs = Array.isArray(mainEnv) ? mainEnv.findIndex((e) => isValuesMap(e) && e.name === 'VLLM_ADDITIONAL_ARGS') : -1;
+  const adapterConflicts = serverAdapterConflicts(
+    file,
+    {
+      args: mainIndex >= 0 ? [['template', 'containers', mainIndex, 'args']] : [],
+      argStrings: extraArgs >= 0 ? [['template', 'containers', mainIndex, 'env', extraArgs, 'value']] : [],
+    },
+    adapterDrafts,
+  );
   list.addAll(adapterConflicts.issues);
   list.addAll(findConflicts(file, required));
 

@@ -131,6 +131,8 @@ export interface ServerArgsKeys {
   readonly launch?: readonly string[];
   /** Every list of server arguments, by key path. */
   readonly args: readonly (readonly (string | number)[])[];
+  /** Strings holding more arguments, split at spaces (KServe's `VLLM_ADDITIONAL_ARGS`), by key path. */
+  readonly argStrings?: readonly (readonly (string | number)[])[];
 }
 
 /**
@@ -156,31 +158,36 @@ export function serverAdapterConflicts(file: ValuesFile | undefined, keys: Serve
       );
     }
   }
-  for (const path of keys.args) {
-    const args = valueAt(file.values, path);
-    if (!Array.isArray(args)) continue;
-    args.forEach((arg, i) => {
-      if (typeof arg !== 'string') return;
-      const flag = LORA_FLAGS.find((f) => arg === f || arg.startsWith(`${f}=`));
-      if (!flag) return;
-      if (adapters.length > 0) {
-        issues.push(
-          file.source.issue(
-            'values.conflict',
-            [...path, i],
-            `is ${flag}, which app-serving writes from the stack's adapters (${adapters.map((a) => a.name).join(', ')}) and maxLoraRank: remove it from the file (the adapters' sizes come from the stack: docs/configuration.md#adapters)`,
-          ),
-        );
-      } else if (flag === '--lora-modules') {
-        warnings.push(
-          file.source.issue(
-            'warning.no-effect',
-            [...path, i],
-            "serves LoRA adapters app-serving does not know of: verify does not check them and the shared endpoint does not route them; list them in the stack's adapters instead (docs/configuration.md#adapters)",
-          ),
-        );
-      }
-    });
+  const places = [
+    ...keys.args.flatMap((path) => {
+      const args = valueAt(file.values, path);
+      return Array.isArray(args) ? args.map((arg, i) => ({ path: [...path, i], words: typeof arg === 'string' ? [arg] : [] })) : [];
+    }),
+    ...(keys.argStrings ?? []).map((path) => {
+      const text = valueAt(file.values, path);
+      return { path: [...path], words: typeof text === 'string' ? text.split(/\s+/) : [] };
+    }),
+  ];
+  const has = (words: readonly string[], flag: string) => words.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+  for (const { path, words } of places) {
+    const flag = LORA_FLAGS.find((f) => has(words, f));
+    if (flag && adapters.length > 0) {
+      issues.push(
+        file.source.issue(
+          'values.conflict',
+          path,
+          `is ${flag}, which app-serving writes from the stack's adapters (${adapters.map((a) => a.name).join(', ')}) and maxLoraRank: remove it from the file (the adapters' sizes come from the stack: docs/configuration.md#adapters)`,
+        ),
+      );
+    } else if (adapters.length === 0 && has(words, '--lora-modules')) {
+      warnings.push(
+        file.source.issue(
+          'warning.no-effect',
+          path,
+          "serves LoRA adapters app-serving does not know of: verify does not check them and the shared endpoint does not route them; list them in the stack's adapters instead (docs/configuration.md#adapters)",
+        ),
+      );
+    }
   }
   return { issues, warnings };
 }
