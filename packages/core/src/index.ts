@@ -266,6 +266,7 @@ export {
   describeAdapters,
   kserveLoraSpec,
   loraSizes,
+  parseAdapterOption,
   vllmLoraArgs,
 } from './features/adapters/index.ts';
 export type { AdapterPlan, AdapterSource, LoraSizes, ModelAdapters, ModelAdaptersInput } from './features/adapters/index.ts';

@@ -1,4 +1,5 @@
 import { ADAPTERS_FOLDER, DEFAULT_LORA_RANK } from '../../constants.ts';
+import { adapterSchema } from '../../config/schema.ts';
 import type { ModelAdapter } from '../../config/types.ts';
 import type { ValuesFile } from '../../discovery.ts';
 import type { Issue } from '../../errors.ts';
@@ -224,4 +225,27 @@ export function planModelAdapters(input: ModelAdaptersInput): ModelAdapters {
   if (adapters.length === 0) return { adapters, sizes: null, args: [], podAnnotations: {}, volume: null, issues, warnings };
   const sizes = loraSizes(adapters, input.maxLoraRank);
   return { adapters, sizes, args: vllmLoraArgs(adapters, sizes), podAnnotations: adaptersAnnotation(adapters), volume: volumeAdapters(adapters, sizes), issues, warnings };
+}
+
+/**
+ * An adapter written as `<name>=<source>` (`app-serving new-model --adapter`): the source is an OCI
+ * reference (`harbor.example.com/ai-adapters/sql:v1`), `hf://<org>/<repo>[@<revision>]`, or
+ * `path:<folder on the volume>`. The adapter as the stack file holds it, or the problem, checked
+ * with the stack schema's own rules.
+ */
+export function parseAdapterOption(text: string): { adapter: ModelAdapter } | { problem: string } {
+  const eq = text.indexOf('=');
+  if (eq <= 0) return { problem: 'write it as <name>=<source>: an OCI reference, hf://<org>/<repo>[@<revision>], or path:<folder on the volume>' };
+  const name = text.slice(0, eq);
+  const source = text.slice(eq + 1);
+  const hf = /^hf:\/\/([^@]*)(?:@(.*))?$/.exec(source);
+  const adapter: ModelAdapter = hf
+    ? { name, huggingFace: { repo: hf[1]!, ...(hf[2] !== undefined && { revision: hf[2] }) } }
+    : source.startsWith('path:')
+      ? { name, path: source.slice('path:'.length) }
+      : { name, harborRef: source };
+  const parsed = adapterSchema.safeParse(adapter);
+  if (parsed.success) return { adapter: parsed.data };
+  const issue = parsed.error.issues[0]!;
+  return { problem: `${issue.path.join('.')} ${issue.message}` };
 }
