@@ -9,7 +9,7 @@ import type { KserveModelPlan } from '../../kserve/plan.ts';
 import { planDeployment, type DeploymentPlan, type LlmdRouterModelPlan } from '../../plan.ts';
 import { parseStackFile } from '../../stack.ts';
 import { getPath, type Values } from '../../values/merge.ts';
-import { KSERVE_LORA_MOUNT_ROOT, LORA_FLAGS } from './index.ts';
+import { KSERVE_LORA_MOUNT_ROOT, LORA_FLAGS, describeAdapters, parseAdapterOption } from './index.ts';
 import { LORA_RANKS } from '../../constants.ts';
 
 const MODELS = join(REPO_ROOT, 'models');
@@ -410,5 +410,22 @@ describe('facts the adapters rules rest on, held against upstream', () => {
     const schema = readUpstream('charts/llm-d-modelservice-v0.4.12/values.schema.json');
     expect(values.toLowerCase()).not.toContain('lora');
     expect(schema.toLowerCase()).not.toContain('lora');
+  });
+});
+
+describe('the adapters as plan and new-model write them', () => {
+  it('describes each adapter by name, source and where the server gets it', () => {
+    const text = `config:\n  app-serving:upstream: 2026-08\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: Qwen3-0.6B\n        access:\n          open: true\n        adapters:\n          - name: q-chat\n            huggingFace:\n              repo: org/q-chat\n`;
+    const qwen = planOf(text).models[0] as LlmdRouterModelPlan;
+    expect(describeAdapters(qwen.adapters, qwen.lora)).toEqual(['q-chat ← huggingface.co/org/q-chat (vLLM downloads it at start-up); max rank 16, 1 per batch']);
+  });
+
+  it('parses <name>=<source> with the stack schema\'s rules', () => {
+    expect(parseAdapterOption('a=harbor.example.com/x/a:v1')).toEqual({ adapter: { name: 'a', harborRef: 'harbor.example.com/x/a:v1' } });
+    expect(parseAdapterOption('a=hf://org/a@v2')).toEqual({ adapter: { name: 'a', huggingFace: { repo: 'org/a', revision: 'v2' } } });
+    expect(parseAdapterOption('a=path:loras/a')).toEqual({ adapter: { name: 'a', path: 'loras/a' } });
+    expect(parseAdapterOption('a')).toMatchObject({ problem: expect.stringContaining('write it as <name>=<source>') });
+    expect(parseAdapterOption('a=harbor.example.com/x/a')).toMatchObject({ problem: expect.stringMatching(/^harborRef must be an OCI reference with a tag or digest/) });
+    expect(parseAdapterOption('a=path:../up')).toMatchObject({ problem: expect.stringMatching(/^path must/) });
   });
 });

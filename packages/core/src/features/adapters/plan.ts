@@ -174,7 +174,8 @@ function kserveUri(source: AdapterSource, name: string, pvc: string | null): str
 
 /** One line for `plan`: the adapters by name and source, and the sizes. */
 export function describeAdapters(adapters: readonly AdapterPlan[], sizes: LoraSizes | null): string[] {
-  return adapters.map((a, i) => `${a.name} ← ${describeAdapterSource(a.source)} (loaded from ${a.path})${i === 0 && sizes ? `; max rank ${sizes.maxRank}, ${sizes.maxLoras} per batch` : ''}`);
+  const where = (a: AdapterPlan) => (a.path.startsWith('/') ? `loaded from ${a.path}` : 'vLLM downloads it at start-up');
+  return adapters.map((a, i) => `${a.name} ← ${describeAdapterSource(a.source)} (${where(a)})${i === 0 && sizes ? `; max rank ${sizes.maxRank}, ${sizes.maxLoras} per batch` : ''}`);
 }
 
 /** What a set gives {@link planModelAdapters} for a model whose server it launches as vLLM. */
