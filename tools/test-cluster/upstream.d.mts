@@ -19,6 +19,12 @@ export declare function sha256(data: string | Uint8Array): string;
 export declare function contentSha256(tgz: Uint8Array): Promise<string>;
 export declare function documentsSha256(text: string | Uint8Array): string;
 export declare function renderPlainTemplates(texts: readonly string[]): string | null;
+/** Most bytes of one download. */
+export declare const MAX_DOWNLOAD_BYTES: number;
+/** Redirects followed for one download. */
+export declare const MAX_REDIRECTS: number;
+export declare function allowedHosts(manifest: { files: UpstreamEntry[] }, env?: NodeJS.ProcessEnv): { hosts: Set<string>; patterns: RegExp[] };
+export declare function readCapped(response: Response, url: string, limit?: number): Promise<Buffer>;
 export declare function fetchEntry(entry: UpstreamEntry, options?: { env?: NodeJS.ProcessEnv }): Promise<{ data: Buffer; how: 'sha256' | 'content' | 'documents' }>;
 export declare function fetchUpstream(options?: { env?: NodeJS.ProcessEnv; manifestPath?: string; log?: (line: string) => void }): Promise<{ dir: string; failures: Array<{ path: string; message: string }> }>;
 export declare function pinFrom(folder: string, manifestPath?: string): Promise<void>;

@@ -125,15 +125,104 @@ function mirrored(url, env) {
   return `${mirror.replace(/\/$/, '')}/${url.replace(/^https?:\/\//, '')}`;
 }
 
-async function download(url, env, headers = {}) {
-  const response = await fetch(mirrored(url, env), { headers, redirect: 'follow', signal: AbortSignal.timeout(10 * 60_000) });
-  return response;
+/** Most bytes of one download: the largest pinned file is 2.3 MiB (a CRD); an index.yaml, a manifest or a token far less. */
+export const MAX_DOWNLOAD_BYTES = 16 * 1024 * 1024;
+/** Redirects followed for one download. */
+export const MAX_REDIRECTS = 5;
+/** How long one download may take, redirects and all. */
+const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Where a download may go, redirects and token services included: the hosts upstream.json names
+ * (its files' URLs, chart repositories, OCI registries), the token services those registries name,
+ * and the hosts GitHub, ghcr.io, registry.k8s.io and Docker Hub serve their files from. Through a
+ * mirror, only the mirror.
+ */
+export function allowedHosts(manifest, env = process.env) {
+  const mirror = env.APP_SERVING_UPSTREAM_MIRROR;
+  if (mirror) return { hosts: new Set([new URL(mirror).host]), patterns: [] };
+  const hosts = new Set([
+    'objects.githubusercontent.com',
+    'release-assets.githubusercontent.com',
+    'pkg-containers.githubusercontent.com',
+    'codeload.github.com',
+    'auth.docker.io',
+    'registry-1.docker.io',
+    'production.cloudflare.docker.com',
+  ]);
+  for (const entry of manifest.files) {
+    for (const url of [entry.url, entry.chart?.repo, ...(entry.render?.templates ?? [])]) if (url) hosts.add(new URL(url).host);
+    const oci = /^oci:\/\/([^/]+)\//.exec(entry.chart?.oci ?? entry.render?.chart ?? '');
+    if (oci) hosts.add(oci[1] === 'docker.io' ? 'registry-1.docker.io' : oci[1]);
+  }
+  // registry.k8s.io sends blob downloads on to Artifact Registry or S3 near the caller.
+  return { hosts, patterns: [/^[a-z0-9-]+-docker\.pkg\.dev$/, /^prod-registry-k8s-io-[a-z0-9-]+\.s3\.dualstack\.[a-z0-9-]+\.amazonaws\.com$/] };
+}
+
+function checkHost(url, allowed) {
+  const host = new URL(url).host;
+  if (allowed.hosts.has(host) || allowed.patterns.some((p) => p.test(host))) return;
+  throw new Error(`GET ${url}: ${host} is not a host upstream.json names (nor one its hosts serve files from): not fetched`);
+}
+
+/**
+ * GET through the mirror (if one is set), following at most {@link MAX_REDIRECTS} redirects and
+ * only to allowed hosts, asking for no compression. Resolves the response, its body unread.
+ */
+async function download(url, env, headers = {}, allowed = allowedHosts(readManifest(), env)) {
+  const signal = AbortSignal.timeout(DOWNLOAD_TIMEOUT_MS);
+  let target = mirrored(url, env);
+  for (let hop = 0; ; hop += 1) {
+    checkHost(target, allowed);
+    const get = () => fetch(target, { headers: { ...headers, 'accept-encoding': 'identity' }, redirect: 'manual', signal });
+    // A kept-alive connection the server closed as it was reused ("other side closed"): once more, on a new one.
+    const response = await get().catch((error) => (error?.cause?.code === 'UND_ERR_SOCKET' && !signal.aborted ? get() : Promise.reject(error)));
+    if (response.status < 300 || response.status >= 400 || !response.headers.get('location')) return response;
+    await response.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new Error(`GET ${url}: more than ${MAX_REDIRECTS} redirects`);
+    target = new URL(response.headers.get('location'), target).toString();
+  }
+}
+
+/**
+ * A response's body, at most {@link MAX_DOWNLOAD_BYTES}: never inflated (an answer in a
+ * Content-Encoding is refused before its body is read: fetch would inflate a small gzip body into
+ * gigabytes), cut off at the first byte past the limit (an endless answer costs the limit, no more).
+ */
+export async function readCapped(response, url, limit = MAX_DOWNLOAD_BYTES) {
+  const encoding = (response.headers.get('content-encoding') ?? 'identity').trim().toLowerCase();
+  if (encoding !== 'identity' && encoding !== '') {
+    await response.body?.cancel();
+    throw new Error(`GET ${url}: answered in content-encoding ${encoding.slice(0, 40)} though none was asked for: not inflated`);
+  }
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > limit) {
+    await response.body?.cancel();
+    throw new Error(`GET ${url}: ${declared} bytes, more than the ${limit / 1024 / 1024} MiB a pinned file can be`);
+  }
+  const chunks = [];
+  let size = 0;
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks);
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error(`GET ${url}: more than the ${limit / 1024 / 1024} MiB a pinned file can be: not read on`);
+    }
+    chunks.push(Buffer.from(value));
+  }
 }
 
 async function downloadOk(url, env, headers) {
   const response = await download(url, env, headers);
-  if (!response.ok) throw new Error(`GET ${url}: HTTP ${response.status}`);
-  return Buffer.from(await response.arrayBuffer());
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`GET ${url}: HTTP ${response.status}`);
+  }
+  return readCapped(response, url);
 }
 
 /** A chart from a Helm repository: its index.yaml names the package's URL (and its digest). */
@@ -158,6 +247,7 @@ async function ociChart(reference, env) {
     const headers = { accept, ...(token ? { authorization: `Bearer ${token}` } : {}) };
     let response = await download(url, env, headers);
     if (response.status === 401 && !token) {
+      await response.body?.cancel();
       const challenge = response.headers.get('www-authenticate') ?? '';
       const params = Object.fromEntries([...challenge.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
       if (!params.realm) throw new Error(`GET ${url}: HTTP 401 without a Bearer challenge`);
@@ -168,8 +258,11 @@ async function ociChart(reference, env) {
       token = answer.token ?? answer.access_token;
       response = await download(url, env, { accept, authorization: `Bearer ${token}` });
     }
-    if (!response.ok) throw new Error(`GET ${url}: HTTP ${response.status}`);
-    return Buffer.from(await response.arrayBuffer());
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`GET ${url}: HTTP ${response.status}`);
+    }
+    return readCapped(response, url);
   };
   const manifest = JSON.parse((await get(`${base}/manifests/${tag}`, 'application/vnd.oci.image.manifest.v1+json')).toString('utf8'));
   const layer = (manifest.layers ?? []).find((l) => l.mediaType === 'application/vnd.cncf.helm.chart.content.v1.tar+gzip');

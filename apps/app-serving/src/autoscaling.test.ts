@@ -1,7 +1,8 @@
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyPatches, loadStackFile, modelReleases, planAutoscaling, planDeployment, type AutoscalingPlan, type LlmdModelPlan } from '@app-serving/core';
+import { parse } from 'yaml';
+import { applyPatches, loadStackFile, modelReleases, planDeployment, type AutoscalingPlan, type LlmdModelPlan, type LlmdRouterModelPlan } from '@app-serving/core';
 import {
   applyObjects,
   clusterApiVersions,
@@ -121,29 +122,88 @@ describe('KEDA and the HPA controller scale the decode pods on the queue depth c
     expect(prometheus.queries()).toContain(query);
   }, 900_000);
 
-  it('scales to zero when idle and back from zero when a request waits (where minReplicas is 0)', async () => {
-    // Today's llm-d set refuses minReplicas 0 (nothing holds a request at zero): the objects for a
-    // model whose requests can wait (the EPP's flow control) come from the same core function.
-    const model = planModel('{ minReplicas: 1, maxReplicas: 2, target: 5, cooldown: 5s, pollingInterval: 1s }', 'llm-d-zero');
-    const autoscaling = planAutoscaling({
-      slug: model.slug,
-      namespace: model.namespace,
-      settings: { minReplicas: 0, maxReplicas: 2, target: 5, cooldown: '5s', pollingInterval: '1s' },
-      prometheus: { address: prometheus.url, monitorLabels: {} },
-      targets: [{ role: 'decode', deployment: model.modelServer.decodeDeployment }],
-      modelServer: { podLabels: model.modelServer.podLabels, metricsPort: model.modelServer.port, monitoredByChart: false },
-      epp: null,
-    });
-    const query = autoscaling.targets[0]!.query.query;
-    prometheus.set(query, 0);
-    const path = await deploy(model, autoscaling);
-    // Idle: KEDA deactivates after its cool-down, to zero.
+});
+
+/**
+ * Scale from zero on the 2026-08 set, for real: the model planned from a stack file at
+ * `minReplicas: 0`; the Router chart v0.10.0 rendered by real Helm with the plan's values (the EPP's
+ * config turns flow control on; its /metrics is open to the PodMonitor of ours); the model-server
+ * Deployment core writes, its ScaledObject reconciled by KEDA, the HPA by the controller-manager.
+ * The stand-in Prometheus plays the EPP's gauges: requests waiting in the flow-control queue and
+ * requests running.
+ */
+describe("KEDA scales a 2026-08 model from zero on the Router's flow-control queue, and back to zero", () => {
+  /** Plans the Sim model on the 2026-08 set with `autoscaling`. */
+  function planRouterModel(autoscaling: string, namespace: string): LlmdRouterModelPlan {
+    const file = join(work, `Pulumi.${namespace}.yaml`);
+    writeFileSync(
+      file,
+      `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n  app-serving:prometheus:\n    address: ${prometheus.url}\n  app-serving:models:\n    generative:\n      - name: Sim\n        nameSpace: ${namespace}\n        nodeSelector: { workload: gpu }\n        readyTimeout: 10m\n        autoscaling: ${autoscaling}\n`,
+    );
+    const model = planDeployment(loadStackFile(file), join(work, 'models')).models[0]!;
+    if (model.platform !== 'llm-d' || model.upstream !== '2026-08' || !model.autoscaling) throw new Error('an autoscaled llm-d model on the 2026-08 set was expected');
+    return model;
+  }
+
+  it('the Router chart takes the plan\'s values: flow control on (queue TTL = readyTimeout), /metrics without a token, on the pods our PodMonitor selects', async () => {
+    const model = planRouterModel('{ minReplicas: 0, maxReplicas: 2, target: 5, cooldown: 5s, pollingInterval: 1s }', 'llm-d-router-chart');
+    const rendered = await renderReleases(
+      modelReleases(model).map((r) => ({ ...r, chart: { chart: publishedChart(r.chart.chart, r.chart.version)!, version: r.chart.version } })),
+      { applyPatches, apiVersions: await clusterApiVersions(cluster) },
+    );
+    const epp = rendered.find((o) => o.kind === 'Deployment' && o.metadata.name === model.inferencePool.epp) as any;
+    const container = epp.spec.template.spec.containers.find((c: any) => c.name === 'epp');
+    expect(container.args).toEqual(expect.arrayContaining(['--config-file', '/config/app-serving-flow-control.yaml', '--metrics-endpoint-auth=false', '--pool-name', model.inferencePool.name]));
+    const monitor = model.autoscaling!.objects.find((o) => o.kind === 'PodMonitor' && o.metadata?.name === `${model.slug}-epp`) as any;
+    expect(epp.spec.template.metadata.labels).toMatchObject(monitor.spec.selector.matchLabels);
+    expect(container.ports).toContainEqual(expect.objectContaining({ name: monitor.spec.podMetricsEndpoints[0].port }));
+    // The config core wrote is the chart's own default config, plus the feature gate and the queue TTL.
+    const config = rendered.find((o) => o.kind === 'ConfigMap' && o.metadata.name === model.inferencePool.epp) as any;
+    const ours = parse(config.data['app-serving-flow-control.yaml']);
+    const { featureGates, flowControl, ...rest } = ours;
+    expect([featureGates, flowControl]).toEqual([['flowControl'], { defaultRequestTTL: '600s' }]);
+    expect(rest).toEqual(parse(config.data['default-plugins.yaml']));
+    // What the API server admits of it (the kinds that need no CRD of the Router's set).
+    const plain = rendered.filter((o) => ['ConfigMap', 'Deployment', 'ServiceAccount', 'Service'].includes(o.kind));
+    await ensureNamespaces(cluster, plain);
+    await applyObjects(cluster, plain);
+  }, 900_000);
+
+  it('idle: to zero; a request waits in the flow-control queue: 0 → 1; requests running keep it up; more waiting: up to the maximum; idle again: to zero', async () => {
+    const model = planRouterModel('{ minReplicas: 0, maxReplicas: 2, target: 5, cooldown: 5s, pollingInterval: 1s }', 'llm-d-zero');
+    const autoscaling = model.autoscaling!;
+    const target = autoscaling.targets[0]!;
+    const [queue, waiting, running] = [target.query.query, ...target.wake.map((w) => w.query.query)] as [string, string, string];
+    expect(target.wake.map((w) => w.name)).toEqual(['epp-flow-control', 'epp-running']);
+    expect(waiting).toBe(`sum(llm_d_epp_flow_control_queue_size{namespace="llm-d-zero",inference_pool="${model.inferencePool.name}"})`);
+    for (const query of [queue, waiting, running]) prometheus.set(query, 0);
+    const objects = [model.manifests.modelServer, ...autoscaling.objects] as KubeObject[];
+    await ensureNamespaces(cluster, objects);
+    await applyObjects(cluster, objects);
+    const path = `/apis/apps/v1/namespaces/${model.namespace}/deployments/${model.modelServer.decodeDeployment}`;
+    const scaledObject = `/apis/keda.sh/v1alpha1/namespaces/${model.namespace}/scaledobjects/${target.scaledObject}`;
+    const active = (value: 'True' | 'False') => waitFor(cluster, scaledObject, (o) => o.status?.conditions?.find((c: any) => c.type === 'Active')?.status === value, GUARD);
+
+    // It starts at one replica (the first deploy waits for it), then idles to zero after the cool-down.
     await scaledTo(path, 0);
-    // A request waits: KEDA activates the Deployment (0 → 1), the HPA holds it at ⌈1 / 5⌉ = 1.
-    prometheus.set(query, 1);
+    // A request arrives: the EPP holds it in its flow-control queue, KEDA activates the Deployment.
+    prometheus.set(waiting, 1);
     await scaledTo(path, 1);
-    // More wait: the HPA takes it to the maximum.
-    prometheus.set(query, 9);
+    // The request runs (it left the queue): the model stays active on the running requests alone —
+    // KEDA still finds it active more than a cool-down (5 s) after the queue emptied, and keeps it.
+    prometheus.set(waiting, 0);
+    prometheus.set(running, 1);
+    const emptied = Date.now();
+    await waitFor(cluster, scaledObject, (o) => Date.parse(o.status?.lastActiveTime ?? '') > emptied + 6_000, GUARD);
+    expect((await cluster.request('GET', path)).body.spec.replicas).toBe(1);
+    // Nine wait: ⌈9 / 5⌉ = 2 replicas (the maximum).
+    prometheus.set(waiting, 9);
     await scaledTo(path, 2);
+    // Everything done: inactive, and back to zero after the cool-down.
+    prometheus.set(waiting, 0);
+    prometheus.set(running, 0);
+    await active('False');
+    await scaledTo(path, 0);
+    expect(prometheus.queries()).toEqual(expect.arrayContaining([queue, waiting, running]));
   }, 900_000);
 });

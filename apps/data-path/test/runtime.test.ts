@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster } from '@app-serving/k8s-verify';
 import {
   NODE_IP,
   applyObjects,
@@ -138,6 +139,15 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the pod runtime (real pr
     expect(await resolveName('example.com')).toBeNull();
     expect(dns.queries).toContain(`echo.${NS}.svc.cluster.local`);
     expect(runtime.containers().filter((c) => c.pod.startsWith('echo-')).map((c) => c.ready)).toEqual([true, true]);
+
+    // kubectl port-forward (verify's way in): the API server, then kwok, to the pod's own address.
+    const client = await createCluster(await cluster.kubeConfig());
+    const tunnel = await client.openTunnel(NS, pods[0].metadata.name, 8080);
+    try {
+      expect((await get(`${tunnel.url}/through-the-api-server`)).body).toMatchObject({ pod: pods[0].metadata.name, path: '/through-the-api-server' });
+    } finally {
+      tunnel.close();
+    }
   });
 
   it('reports a crashing container as the kubelet does: CrashLoopBackOff, the last exit, the end of its log', async () => {

@@ -67,11 +67,12 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
   let stack: TestStack;
   let plan: DeploymentPlan;
   let removeWeights = () => {};
+  let removeTypoWeights = () => {};
   let gateway: string;
 
   const chatModel = () => {
     const model = plan.models.find((m) => m.category === 'generative');
-    if (model?.platform !== 'llm-d') throw new Error('the data-path stack has an llm-d chat model');
+    if (model?.platform !== 'llm-d' || model.upstream !== '2026-08') throw new Error('the data-path stack has a 2026-08 llm-d chat model');
     return model;
   };
   const key = (name: string) => sut.secrets[`app-serving:apiKeys[${JSON.stringify(name)}]`]!;
@@ -94,6 +95,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
     await stack?.remove();
     await tier?.stop();
     removeWeights();
+    removeTypoWeights();
   }, 300_000);
 
   it('up: every object of the plan is there and Ready — the vLLM pods by their real probes', async () => {
@@ -106,13 +108,16 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
 
   it('verify passes through the real chain: chat, streaming, completions, embeddings, latency, refuses-anonymous', async () => {
     const run = await appServing(
-      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s'],
+      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s', '--load', '4', '--concurrency', '2'],
       { env: { APP_SERVING_VERIFY_TOKEN: `ci:${key('ci')}` } },
     );
     const report = JSON.parse(run.stdout || 'null');
     const checks = (report?.models ?? []).flatMap((m: any) => m.checks.map((c: any) => `${m.name}/${c.name}: ${c.status}${c.status === 'fail' ? ` ${c.message}` : ''}`));
-    expect({ code: run.code, stderr: run.stderr, failing: checks.filter((c: string) => !c.endsWith(': pass') && !c.endsWith(': skip')) }).toEqual({ code: 0, stderr: '', failing: [] });
-    expect(checks).toEqual(expect.arrayContaining([`${chatModel().name}/chat: pass`, `${chatModel().name}/stream: pass`, `${chatModel().name}/refuses-anonymous: pass`]));
+    expect({ code: run.code, stderr: run.stderr, failing: checks.filter((c: string) => !/: (pass|skip|info)$/.test(c)) }).toEqual({ code: 0, stderr: '', failing: [] });
+    const name = chatModel().name;
+    expect(checks).toEqual(
+      expect.arrayContaining([`${name}/ready: pass`, `${name}/chat: pass`, `${name}/chat-stream: pass`, `${name}/completions: pass`, `${name}/refuses-anonymous: pass`, `${name}/load: pass`, 'all-MiniLM-L6-v2/embeddings: pass']),
+    );
   }, 900_000);
 
   it('access: the right key 200, a wrong one, another model\'s and none 401, both keys of the rotation 200', async () => {
@@ -150,6 +155,63 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
     }
   }, 900_000);
 
+  it('a route we got wrong fails: the pool\'s Service selecting no pod, or the wrong target port, and no answer comes back', async () => {
+    const model = chatModel();
+    const url = `${gateway}/v1/chat/completions`;
+    const headers = basic('ci-next', key('ci-next'));
+    const pool = model.manifests.envoyRoute!.service as { metadata: { name: string } };
+    const service = `/api/v1/namespaces/${model.namespace}/services/${pool.metadata.name}`;
+    const original = (await tier.cluster.request('GET', service)).body as any;
+    const patch = (spec: Record<string, unknown>) => tier.cluster.request('PATCH', service, { spec }, { contentType: 'application/merge-patch+json' });
+    const refusedUntilBack = async (why: string) => {
+      const until = Date.now() + 120_000;
+      for (;;) {
+        const answer = await send(url, { body: chat(model.modelServer.servedModelName), headers });
+        if (answer.status >= 500) return answer.status;
+        if (Date.now() > until) throw new Error(`${why}: still answered ${answer.status} two minutes later`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    };
+    try {
+      await patch({ selector: { ...original.spec.selector, 'llm-d.ai/model': 'not-this-model' } });
+      expect(await refusedUntilBack('a selector that matches no pod')).toBeGreaterThanOrEqual(500);
+      await patch({ selector: original.spec.selector, ports: original.spec.ports.map((p: any) => ({ ...p, targetPort: p.targetPort + 1 })) });
+      expect(await refusedUntilBack('a target port nothing listens on')).toBeGreaterThanOrEqual(500);
+    } finally {
+      await patch({ selector: original.spec.selector, ports: original.spec.ports });
+    }
+    const until = Date.now() + 120_000;
+    while ((await send(url, { body: chat(model.modelServer.servedModelName), headers })).status !== 200) {
+      if (Date.now() > until) throw new Error('the route did not come back');
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }, 600_000);
+
+  it('a vLLM argument vLLM refuses, in a values file, makes the pod fail, and verify names it', async () => {
+    const withTypo = stackUnderTest(STACK, {
+      kubeconfig: tier.cluster.kubeconfigPath,
+      modelsDir: MODELS_DIR,
+      edit: (config) => {
+        const entry = (config['app-serving:models'] as { generative: Record<string, unknown>[] }).generative.find((m) => m.name === 'SmolLM2-typo')!;
+        entry.enabled = true;
+      },
+    });
+    removeTypoWeights = provideWeights(withTypo.plan, { smollm2: tier.tools.vllm.chatModelDir });
+    await stack.setConfig(withTypo.config);
+    // pulumi up waits for the model's Deployment (readyTimeout: 3m), then fails.
+    await expect(stack.up()).rejects.toThrow(/server-smollm2-typo/);
+    const run = await appServing(
+      ['verify', '--stack', withTypo.file, '--models-dir', withTypo.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '30s', '--deadline', '120s', '--model', 'SmolLM2-typo'],
+      { env: { APP_SERVING_VERIFY_TOKEN: `ci:${key('ci')}` } },
+    );
+    expect(run.code).toBe(1);
+    const ready = JSON.parse(run.stdout).models[0].checks.find((c: any) => c.name === 'ready');
+    expect(ready.status).toBe('fail');
+    expect(ready.message).toMatch(/CrashLoopBackOff \(last exit: Error \d+: .*unrecognized arguments: --max-modle-len 2048\)/);
+    await stack.setConfig(sut.config);
+    expect((await stack.up()).result.summary.result).toBe('succeeded');
+  }, 900_000);
+
   it('the rate limit: a key past its requests per minute gets 429, another key of the model still 200', async () => {
     // Cheap requests, all in flight at once, so that the minute's window cannot turn over between them.
     const limit = chatModel().access.requestsPerMinute!;
@@ -176,7 +238,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
       plan = moved.plan;
     }, 900_000);
 
-    it('a valid token 200; a forged, expired or wrong-audience one, or none, 401', async () => {
+    it('a valid token 200; a forged or expired one, or none, 401; one for another audience 403 (Envoy\'s JwtAudienceNotAllowed)', async () => {
       const url = `${gateway}/v1/chat/completions`;
       const model = chatModel().modelServer.servedModelName;
       const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -189,7 +251,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
       expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'])) })).status).toBe(200);
       expect((await send(url, { body: chat(model), headers: bearer(forgedToken(ISSUER, ['models'])) })).status).toBe(401);
       expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'], { expiresIn: -3600 })) })).status).toBe(401);
-      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['other-audience'])) })).status).toBe(401);
+      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['other-audience'])) })).status).toBe(403);
       expect((await send(url, { body: chat(model) })).status).toBe(401);
       expect((await send(url, { body: chat(model), headers: basic('ci', key('ci')) })).status).toBe(401);
     }, 600_000);

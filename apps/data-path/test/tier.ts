@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import type { DeploymentPlan } from '@app-serving/core';
 import {
   ENVOY_GATEWAY_SYSTEM,
+  createNodes,
   installEnvoyGateway,
   startCluster,
   startClusterDns,
@@ -57,6 +58,8 @@ export async function startTier(options: { crdSet?: '2026-02' | '2026-08' } = {}
       claim: (namespace, claim) => claims.get(`${namespace}/${claim}`),
       log: (line) => log.push(`${new Date().toISOString()} ${line}`),
     });
+    // A node for what the cluster runs before any stack (Envoy Gateway's controller).
+    await createNodes(cluster, [{ name: 'tier-system', labels: { 'test.app-serving.io/role': 'system' } }]);
     await installEnvoyGateway(cluster, { chartDir: envoyGatewayChartDir(), version: ENVOY_GATEWAY_VERSION, binary: tools.envoyGateway });
     await waitFor(cluster, `/apis/apps/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/deployments/envoy-gateway`, (d) => d.status?.readyReplicas === 1, 300_000);
   } catch (error) {
@@ -83,13 +86,14 @@ export async function startTier(options: { crdSet?: '2026-02' | '2026-08' } = {}
 /**
  * Gives each model's claim what its pull Job leaves on the volume: the weights at `modelUri` (the
  * tier's prepared model, by the `modelUri` → folder map `weights`) and the `.pulled` marker. Returns
- * a function that removes the folders.
+ * a function that removes the folders (and forgets the claims).
  */
 export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<string, string>>): () => void {
   const made: string[] = [];
   for (const model of plan.models) {
     const storage = model.storage;
-    if (!storage) continue;
+    // A claim given its weights already (by an earlier call for the same stack) keeps them.
+    if (!storage || claims.has(`${model.namespace}/${storage.pvc}`)) continue;
     const source = weights[storage.modelUri];
     if (!source) throw new Error(`model ${model.name}: no prepared weights for modelUri ${storage.modelUri} (known: ${Object.keys(weights).join(', ')})`);
     const folder = mkdtempSync(join(tmpdir(), `app-serving-claim-${model.slug}-`));
@@ -102,5 +106,6 @@ export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<st
   }
   return () => {
     for (const folder of made) rmSync(folder, { recursive: true, force: true });
+    for (const [claim, folder] of claims) if (made.includes(folder)) claims.delete(claim);
   };
 }

@@ -11,7 +11,8 @@
 //   - the light generated stack (50 models, half embedders, minimal values files);
 //   - the heavy generated stack (1, 10, 50 and 500 generative models with values files of the
 //     usual shape), with the cost per model between 10 and 500 models to show it is linear.
-// Goals (issue 16): validate and plan --json of 50 models ≤ 2.5×, of 500 models ≤ 8×.
+// Goals (issue 16): validate and plan --json of 50 models ≤ 2.5×, of 500 models ≤ 8×; issue 33:
+// validate and plan of 50 models ≤ 2.0×, --help ≤ 1.5×, render of 100 models ≤ 2.0 s.
 // Then `render --json` (Pulumi's mocks, whole process) of 1, 10 and 100 heavy models, min/median/max
 // (skip it with --no-render).
 //

@@ -7,9 +7,12 @@
 //   node packages/cli/scripts/limits.mjs
 //
 // Every scenario runs the real binary once (the code cache off, so that each run is a cold one).
+// Names of groups after the script run only those: `node packages/cli/scripts/limits.mjs charts prometheus`
+// (groups: api, kubeconfig, git, cache, charts, prometheus, fetch-upstream).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,11 +29,15 @@ const TIME = spawnSync('/usr/bin/time', ['-f', '%M', 'true']).status === 0 ? '/u
 const work = mkdtempSync(join(tmpdir(), 'app-serving-limits-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
+const groups = process.argv.slice(2);
+/** Whether a group of scenarios runs (all of them when none is named). */
+const wanted = (group) => groups.length === 0 || groups.includes(group);
+
 /** Runs the command; resolves {code, seconds, peakMiB, stdout, stderr}. */
-function run(args, { cwd = REPO, env = {} } = {}) {
+function run(args, { cwd = REPO, env = {}, script = BIN } = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const argv = [process.execPath, BIN, ...args];
+    const argv = [process.execPath, script, ...args];
     const child = TIME ? spawn(TIME, ['-f', '%M', '-o', join(work, 'time.out'), ...argv], { cwd, env: { ...process.env, APP_SERVING_CODE_CACHE: 'off', ...env } }) : spawn(argv[0], argv.slice(1), { cwd, env: { ...process.env, APP_SERVING_CODE_CACHE: 'off', ...env } });
     let stdout = '';
     let stderr = '';
@@ -75,7 +82,7 @@ function pump(res, piece) {
 const rows = [];
 async function measure(what, args, options) {
   const r = await run(args, options);
-  const said = (r.stdout + r.stderr).split('\n').find((l) => /exceeded|encoding|nested|alias|not a regular|deadline|regular file|ENOSPC|plugin/.test(l)) ?? '';
+  const said = (r.stdout + r.stderr).split('\n').find((l) => /exceeded|encoding|nested|alias|not a regular|deadline|regular file|ENOSPC|plugin|answered more|a file of \/proc|MiB a pinned file/.test(l)) ?? '';
   rows.push({ what, exit: r.code, seconds: r.seconds.toFixed(2), peakMiB: r.peakMiB === null ? '-' : r.peakMiB.toFixed(0), said: said.trim().slice(0, 110) });
   return r;
 }
@@ -83,24 +90,24 @@ async function measure(what, args, options) {
 const SLOW = ['--timeout', '60s', '--deadline', '120s'];
 
 // The API server.
-{
+if (wanted('api')) {
   const bomb = gzipSync(Buffer.alloc(1024 * 1024 * 1024), { level: 9 });
   const s = await serve((_req, res) => (res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), res.end(bomb)));
   await measure(`preflight: every answer a gzip bomb (${(bomb.length / 1024 / 1024).toFixed(1)} MB → 1 GiB)`, ['preflight', '--stack', KIND, '--kubeconfig', kubeconfig(s.url), ...SLOW]);
   s.close();
 }
-{
+if (wanted('api')) {
   const s = await serve((_req, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.write('{"gitVersion":"'), pump(res, () => 'v'.repeat(65536))));
   await measure('preflight: an endless /version', ['preflight', '--stack', KIND, '--kubeconfig', kubeconfig(s.url), ...SLOW]);
   s.close();
 }
-{
+if (wanted('api')) {
   const nested = '['.repeat(8 * 1024 * 1024);
   const s = await serve((_req, res) => (res.writeHead(200, { 'content-type': 'application/json' }), res.end(nested)));
   await measure('preflight: 8 MiB of nested [[[ as /version', ['preflight', '--stack', KIND, '--kubeconfig', kubeconfig(s.url), ...SLOW]);
   s.close();
 }
-{
+if (wanted('api')) {
   const s = await serve((req, res) => {
     if (!req.url.includes('/pods')) return res.writeHead(404, { 'content-type': 'application/json' }), res.end('{"code":404}');
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -112,7 +119,7 @@ const SLOW = ['--timeout', '60s', '--deadline', '120s'];
 }
 
 // Kubeconfigs and credential plugins.
-{
+if (wanted('kubeconfig')) {
   await measure('preflight --kubeconfig /dev/zero', ['preflight', '--stack', KIND, '--kubeconfig', '/dev/zero']);
   const fifo = join(work, 'fifo');
   execFileSync('mkfifo', [fifo]);
@@ -139,7 +146,7 @@ const SLOW = ['--timeout', '60s', '--deadline', '120s'];
 }
 
 // git: diff --base of a repository whose models/ holds a 300 MB file and 30,000 small files it does not need.
-{
+if (wanted('git')) {
   const repo = join(work, 'repo');
   const write = (path, content) => (mkdirSync(dirname(join(repo, path)), { recursive: true }), writeFileSync(join(repo, path), content));
   write('Pulumi.t.yaml', 'config:\n  app-serving:cloudProvider: cloud\n  app-serving:models:\n    generative:\n      - name: Gen\n');
@@ -157,7 +164,7 @@ const SLOW = ['--timeout', '60s', '--deadline', '120s'];
 }
 
 // The code cache: what checking it costs (SHA-256 of each bundle file the command loads and of its cache file).
-{
+if (wanted('cache')) {
   const cache = join(work, 'cache');
   await run(['validate'], { env: { APP_SERVING_CODE_CACHE: cache } });
   const files = [];
@@ -168,6 +175,57 @@ const SLOW = ['--timeout', '60s', '--deadline', '120s'];
   const started = performance.now();
   for (let i = 0; i < 20; i += 1) for (const f of [...files, ...bundle]) createHash('sha256').update(readFileSync(f)).digest();
   rows.push({ what: `code cache: SHA-256 of every bundle file and validate's cache files (${(bytes / 1024).toFixed(0)} KiB)`, exit: '-', seconds: ((performance.now() - started) / 20 / 1000).toFixed(4), peakMiB: '-', said: 'per run, an upper bound: a run hashes only the files it loads' });
+}
+
+// Local charts (issue 34, M4): a folder whose Chart.yaml is a FIFO nobody writes, or a link to /dev/zero.
+if (wanted('charts')) {
+  const current = readFileSync(join(REPO, 'apps/app-serving/Pulumi.current.yaml'), 'utf8');
+  for (const [what, make] of [
+    ['a FIFO nobody writes', (file) => execFileSync('mkfifo', [file])],
+    ['a link to /dev/zero', (file) => symlinkSync('/dev/zero', file)],
+  ]) {
+    const dir = mkdtempSync(join(work, 'chart-'));
+    mkdirSync(join(dir, 'chart'));
+    make(join(dir, 'chart', 'Chart.yaml'));
+    writeFileSync(join(dir, 'Pulumi.c.yaml'), current.replace('config:\n', 'config:\n  app-serving:charts:\n    routerGateway:\n      chart: ./chart\n'));
+    await measure(`validate: charts.routerGateway.chart a folder whose Chart.yaml is ${what}`, ['validate', '--stack', join(dir, 'Pulumi.c.yaml'), '--models-dir', join(REPO, 'models')]);
+  }
+}
+
+// preflight's Prometheus check (issue 34, M5): an address outside the cluster answering a gzip bomb, or without end.
+if (wanted('prometheus')) {
+  const cloud = readFileSync(join(REPO, 'apps/app-serving/Pulumi.cloud.yaml'), 'utf8');
+  const kube = await serve((req, res) => {
+    const path = req.url.split('?')[0];
+    res.writeHead(path === '/version' ? 200 : path.endsWith('selfsubjectaccessreviews') ? 201 : path === '/api/v1/nodes' ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(path === '/version' ? '{"gitVersion":"v1.31.2"}' : path.endsWith('selfsubjectaccessreviews') ? '{"status":{"allowed":true}}' : path === '/api/v1/nodes' ? '{"items":[]}' : '{"code":404}');
+  });
+  const bomb = gzipSync(Buffer.alloc(1024 * 1024 * 1024), { level: 9 });
+  for (const [what, handler] of [
+    [`a 1 GiB gzip bomb (${(bomb.length / 1024 / 1024).toFixed(1)} MB)`, (_req, res) => (res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }), res.end(bomb))],
+    ['an endless body', (_req, res) => (res.writeHead(200, { 'content-type': 'application/json' }), pump(res, () => 'p'.repeat(65536)))],
+  ]) {
+    const prometheus = createHttpServer((req, res) => (res.on('error', () => undefined), req.resume(), req.on('end', () => handler(req, res))));
+    await new Promise((resolve) => prometheus.listen(0, '127.0.0.1', resolve));
+    const dir = mkdtempSync(join(work, 'prom-'));
+    writeFileSync(join(dir, 'Pulumi.p.yaml'), cloud.replace('http://prometheus-operated.monitoring.svc:9090', `http://127.0.0.1:${prometheus.address().port}`));
+    await measure(`preflight: the Prometheus answers ${what}, --timeout 8s --deadline 40s`, ['preflight', '--stack', join(dir, 'Pulumi.p.yaml'), '--models-dir', join(REPO, 'models'), '--kubeconfig', kubeconfig(kube.url), '--timeout', '8s', '--deadline', '40s']);
+    prometheus.closeAllConnections();
+    prometheus.close();
+  }
+  kube.close();
+}
+
+// fetch-upstream (issue 34, m16): a mirror that answers every file without end.
+if (wanted('fetch-upstream')) {
+  const mirror = createHttpServer((req, res) => (res.on('error', () => undefined), res.writeHead(200, { 'content-type': 'application/octet-stream' }), pump(res, () => 'u'.repeat(65536))));
+  await new Promise((resolve) => mirror.listen(0, '127.0.0.1', resolve));
+  await measure('npm run fetch-upstream: a mirror answering every file without end', [], {
+    script: join(REPO, 'tools/test-cluster/upstream.mjs'),
+    env: { APP_SERVING_UPSTREAM_CACHE: mkdtempSync(join(work, 'upcache-')), APP_SERVING_UPSTREAM_MIRROR: `http://127.0.0.1:${mirror.address().port}` },
+  });
+  mirror.closeAllConnections();
+  mirror.close();
 }
 
 console.log(`node ${process.version}, ${TIME ? 'peak = max RSS (GNU time)' : 'no GNU time: no peak memory'}; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);

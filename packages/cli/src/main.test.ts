@@ -7,7 +7,8 @@ vi.mock('./commands/plan.ts', () => ({
   },
 }));
 
-const { run } = await import('./main.ts');
+const { run, printIssues, issueJson } = await import('./main.ts');
+const { createOutput } = await import('./output.ts');
 
 function capture() {
   let stdout = '';
@@ -53,5 +54,18 @@ describe('colour', () => {
     } finally {
       Object.defineProperty(process.stdout, 'isTTY', { value: tty, configurable: true });
     }
+  });
+});
+
+describe('issues are redacted whole, then cut (issue 34)', () => {
+  it('a credential that the 500-character cut would go through is redacted, not half shown', () => {
+    let out = '';
+    const sink = { write: (text: string) => ((out += text), true), isTTY: false } as unknown as NodeJS.WriteStream;
+    const output = createOutput({ stdout: sink, stderr: sink, env: {} });
+    const message = `${'x'.repeat(470)} see http://admin:LONG-PASSWORD-CANARY-0123456789@prom:9090/ and more`;
+    printIssues([{ code: 'config.invalid', path: 'prometheus.address', message }], output);
+    expect(out).not.toContain('LONG-PASS');
+    expect(out).toContain('http://[redacted]@');
+    expect(JSON.stringify(issueJson({ code: 'config.invalid', path: 'a', message: `${'y'.repeat(1990)} http://u:SECOND-CANARY-PASSWORD@h` }))).not.toContain('SECOND-CAN');
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import type { Issue } from '@app-serving/core';
 import { EXIT, UsageError } from './errors.ts';
-import { createOutput, type Output } from './output.ts';
+import { createOutput, redactCredentials, type Output } from './output.ts';
 import { foldRepeated, groupDigits, repeatedSuffix, type IssueLine } from './repeated.ts';
 
 export { exitQuietlyOnClosedPipe } from './output.ts';
@@ -137,8 +137,10 @@ function formatLine({ issue, ...line }: IssueLine, output: Output): string {
   return `${output.color.dim(where)}${path}${clip(issue.message, MAX_ISSUE_LENGTH)}${repeatedSuffix({ issue, ...line })}`;
 }
 
+/** `text` redacted whole, then cut: a credential in a URL is never cut in two and half shown. */
 function clip(text: string, length: number): string {
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+  const redacted = redactCredentials(text);
+  return redacted.length > length ? `${redacted.slice(0, length - 1)}…` : redacted;
 }
 
 /** An issue as JSON (`line` only when known; `uses`, every model an issue about many concerns, only when set). */

@@ -24,6 +24,9 @@ export interface OutputOptions {
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/** Credentials in URLs redacted: for text that is cut before it is printed (redact whole, then cut). */
+export const redactCredentials = (text: string): string => redactUrlCredentials(text);
+
 /** The SGR colour sequences picocolors writes: the only escape sequences human output may hold. */
 // eslint-disable-next-line no-control-regex
 const SGR = /(\u001b\[[0-9;]*m)/;

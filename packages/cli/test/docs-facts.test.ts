@@ -122,6 +122,8 @@ describe('facts of the docs', () => {
       permission: 'permission:create:<resource>[.<group>]:<namespace>',
       prometheus: 'prometheus:<address>',
       'registry-dns': 'registry-dns:<host>',
+      istio: 'istio:<minimum>',
+      'istio-support': 'istio-support',
     };
     const cliDoc = read('docs/cli.md');
     const row = (field: string) => cliDoc.split('\n').find((line) => line.startsWith(`| \`checks[].${field}\``))!;

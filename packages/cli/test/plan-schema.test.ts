@@ -38,6 +38,10 @@ const CASES: Array<[string, string, string]> = [
   ...STACKS.flatMap((file) => ['2026-02', '2026-08'].map((set) => [file, set, onSet(file, set)] as [string, string, string])),
   ['Pulumi.current.yaml (standalone)', '2026-08', onSet('Pulumi.current.yaml', '2026-08', (t) => t.replace(ROUTER, '  app-serving:router:\n    mode: standalone\n'))],
   ['Pulumi.kind.yaml (agentgateway)', '2026-08', onSet('Pulumi.kind.yaml', '2026-08', (t) => t.replace('config:\n', 'config:\n  app-serving:router:\n    gatewayClass: agentgateway\n'))],
+  // Behind Envoy Gateway: the stack's Envoy GatewayClass, the proxy Service in Envoy Gateway's namespace, the pool's route.
+  ['Pulumi.current.yaml (envoy)', '2026-08', onSet('Pulumi.current.yaml', '2026-08', (t) => t.replace(ROUTER, '  app-serving:router:\n    mode: gateway\n    gatewayClass: envoy\n'))],
+  // A model at zero: the Router's flow control on, the ScaledObject's wake triggers.
+  ['Pulumi.cloud.yaml (minReplicas 0)', '2026-08', onSet('Pulumi.cloud.yaml', '2026-08', (t) => t.replace('          minReplicas: 1\n', '          minReplicas: 0\n'))],
 ];
 
 describe('plan --json against plan.schema.json', () => {

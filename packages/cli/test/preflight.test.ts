@@ -37,6 +37,34 @@ const ENVOY_CONFIG = (backendResources: unknown[]): KubeObject => ({
 const POOL_BACKEND = [{ group: 'inference.networking.k8s.io', kind: 'InferencePool', version: 'v1' }];
 const kserveConfig = (name: string): KubeObject => ({ apiVersion: 'serving.kserve.io/v1alpha1', kind: 'LLMInferenceServiceConfig', metadata: { name, namespace: 'kserve' }, spec: {} });
 const storageClass = (name: string): KubeObject => ({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name }, provisioner: 'kubernetes.io/no-provisioner' });
+const CURRENT_STACK = stack('Pulumi.current.yaml');
+/**
+ * istiod as Istio's chart installs it (istio/istio 1.29.6 manifests/charts/istio-control/istio-discovery
+ * templates/deployment.yaml): Deployment `istiod` in istio-system labelled `app: istiod`, container
+ * `discovery` running `<hub>/pilot:<tag>`, the feature flags in its env (`pilot.env` / `env` values).
+ */
+const ISTIOD = (version: string, inferenceExtension: string | null): KubeObject => ({
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'istiod', namespace: 'istio-system', labels: { app: 'istiod', istio: 'pilot', 'istio.io/rev': 'default', 'app.kubernetes.io/name': 'istiod', 'app.kubernetes.io/part-of': 'istio', 'app.kubernetes.io/version': version } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { istio: 'pilot' } },
+    template: {
+      metadata: { labels: { app: 'istiod', istio: 'pilot', 'istio.io/rev': 'default' } },
+      spec: {
+        containers: [
+          {
+            name: 'discovery',
+            image: `docker.io/istio/pilot:${version}`,
+            args: ['discovery', '--monitoringAddr=:15014'],
+            env: [{ name: 'REVISION', value: 'default' }, ...(inferenceExtension === null ? [] : [{ name: 'ENABLE_GATEWAY_API_INFERENCE_EXTENSION', value: inferenceExtension }])],
+          },
+        ],
+      },
+    },
+  },
+});
 
 /**
  * Preflight runs as the test cluster's `nobody`, which nothing else uses: the audit log's entries of
@@ -68,6 +96,9 @@ beforeAll(async () => {
   await applyObjects(cluster, [
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kserve' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'envoy-gateway-system' } },
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-system' } },
+    // A supported Istio with the inference extension on (1.31: no end of support known to core).
+    ISTIOD('1.31.1', 'true'),
     ISTIO_CLASS,
     ENVOY_CONFIG(POOL_BACKEND),
     ...['kserve-config-llm-template', 'kserve-config-llm-scheduler', 'kserve-config-llm-router-route'].map(kserveConfig),
@@ -191,6 +222,48 @@ describe('each prerequisite missing fails exactly its check, with the fix', () =
       await expectOnly(KSERVE_STACK, 'envoy-inference-pool', /does not list InferencePool/);
     } finally {
       await applyObjects(cluster, [ENVOY_CONFIG(POOL_BACKEND)]);
+    }
+  });
+
+  it('Istio too old for the 2026-08 gateway mode, or without the inference extension: its check fails with the fix; an ended release warns', async () => {
+    const istio = async () => {
+      const result = await preflightOnPrem(CURRENT_STACK);
+      return Object.fromEntries(result.checks.filter((c) => c.type === 'istio' || c.type === 'istio-support').map((c) => [c.id, c]));
+    };
+    try {
+      const good = await istio();
+      expect(good['istio:1.29']).toMatchObject({ status: 'pass', message: 'istiod istiod (Istio 1.31.1, ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true)' });
+      expect(good['istio-support']).toMatchObject({ status: 'pass' });
+      // Istio 1.28 (the 2026-02 pin): too old for the Router's set, and out of support since 2026-07-01.
+      await applyObjects(cluster, [ISTIOD('1.28.5', 'true')]);
+      const old = await istio();
+      expect(old['istio:1.29']).toMatchObject({ status: 'fail', message: 'istiod istiod is Istio 1.28.5, older than 1.29' });
+      expect(old['istio:1.29']!.fix).toMatch(/^install or upgrade Istio to 1\.29 or newer .*ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true/);
+      expect(old['istio-support']).toMatchObject({ status: 'warn', message: expect.stringMatching(/^Istio 1\.28\.5's support ended on 2026-07-01 \(supported: /) });
+      // The 2026-02 set still takes 1.28 (with the warning).
+      expect((await preflight(CLOUD_STACK)).result.checks.find((c) => c.id === 'istio:1.28')).toMatchObject({ status: 'pass' });
+      // A new Istio without the flag (Istio's default: off).
+      await applyObjects(cluster, [ISTIOD('1.30.3', null)]);
+      expect((await istio())['istio:1.29']).toMatchObject({ status: 'fail', message: expect.stringMatching(/^istiod istiod runs without ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true \(off by default\)/) });
+      await applyObjects(cluster, [ISTIOD('1.30.3', 'false')]);
+      expect((await istio())['istio:1.29']).toMatchObject({ status: 'fail' });
+      await applyObjects(cluster, [ISTIOD('1.30.3', 'true')]);
+      expect((await istio())['istio:1.29']).toMatchObject({ status: 'pass', message: 'istiod istiod (Istio 1.30.3, ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true)' });
+    } finally {
+      await applyObjects(cluster, [ISTIOD('1.31.1', 'true')]);
+    }
+  });
+
+  it('Istio not installed: the Istio check of the llm-d stack fails, with the fix', async () => {
+    expect((await cluster.request('DELETE', '/apis/apps/v1/namespaces/istio-system/deployments/istiod')).status).toBeLessThan(300);
+    try {
+      await until('deleted', async () => (await cluster.request('GET', '/apis/apps/v1/namespaces/istio-system/deployments/istiod')).status === 404);
+      // The cluster's Istio CRDs are the raw crd-all.gen.yaml (no version label): nothing tells the version.
+      const { result } = await preflight(CLOUD_STACK);
+      expect(failed(result)).toEqual(['istio:1.28', 'istio-support']);
+      expect(result.checks.find((c) => c.id === 'istio:1.28')).toMatchObject({ status: 'fail', message: expect.stringMatching(/^Istio not found: no Deployment labelled app=istiod in istio-system/) });
+    } finally {
+      await applyObjects(cluster, [ISTIOD('1.31.1', 'true')]);
     }
   });
 

@@ -1,4 +1,5 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -120,5 +121,71 @@ describe('local charts', () => {
       { path: 'charts.gaie.chart', line: 10, file, message: `${upstreamPath('charts/llm-d-infra-v1.3.10.tgz')} holds the chart llm-d-infra, not inferencepool: point charts.gaie.chart at the inferencepool chart` },
       { path: 'charts.modelService.version', line: 13, file, message: expect.stringMatching(/^v0\.4\.13 is not the version of the chart at .* \(v0\.4\.12\): Helm deploys a local chart as it is/) },
     ]);
+  });
+});
+
+/** A ustar archive of `entries` (type '0' a file, '2' a link, '5' a folder), gzip-compressed. */
+function tgz(entries: readonly { name: string; data?: string; type?: '0' | '1' | '2' | '5'; prefix?: string }[]): Buffer {
+  const blocks: Buffer[] = [];
+  for (const entry of entries) {
+    const data = Buffer.from(entry.data ?? '');
+    const header = Buffer.alloc(512);
+    header.write(entry.name, 0, 100, 'utf8');
+    header.write('0000644\0', 100);
+    header.write('0000000\0', 108);
+    header.write('0000000\0', 116);
+    header.write(`${(entry.type === '2' || entry.type === '1' ? 0 : data.length).toString(8).padStart(11, '0')}\0`, 124);
+    header.write('00000000000\0', 136);
+    header.write(entry.type ?? '0', 156);
+    if (entry.type === '2' || entry.type === '1') header.write(entry.data ?? '', 157, 100);
+    header.write('ustar\0', 257);
+    header.write('00', 263);
+    if (entry.prefix) header.write(entry.prefix, 345, 155);
+    header.fill(0x20, 148, 156);
+    let sum = 0;
+    for (const b of header) sum += b;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    blocks.push(header);
+    if (entry.type !== '2' && entry.type !== '1' && data.length > 0) blocks.push(Buffer.concat([data, Buffer.alloc((512 - (data.length % 512)) % 512)]));
+  }
+  return gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
+}
+
+describe('readLocalChart on hostile paths (M4, m17): a plain problem, never a hang, unbounded memory or an internal error', () => {
+  const CHART = 'apiVersion: v2\nname: llm-d-router-gateway\nversion: v0.10.0\n';
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-hostile-charts-'));
+  const folder = (name: string, make: (chartYaml: string) => void): string => {
+    mkdirSync(join(dir, name));
+    make(join(dir, name, 'Chart.yaml'));
+    return join(dir, name);
+  };
+
+  it('a folder whose Chart.yaml is a FIFO, a link to /dev/zero, a folder, or a link into /proc', () => {
+    expect(readLocalChart(folder('fifo', (f) => execFileSync('mkfifo', [f])))).toEqual({ problem: `${join(dir, 'fifo', 'Chart.yaml')} is not a regular file (a FIFO): give the path of a file` });
+    expect(readLocalChart(folder('devzero', (f) => symlinkSync('/dev/zero', f)))).toEqual({ problem: `${join(dir, 'devzero', 'Chart.yaml')} is not a regular file (a device): give the path of a file` });
+    expect(readLocalChart(folder('dirchart', (f) => mkdirSync(f)))).toEqual({ problem: `${join(dir, 'dirchart', 'Chart.yaml')} is not a regular file (a folder): give the path of a file` });
+    expect(readLocalChart(folder('proc', (f) => symlinkSync('/proc/self/mem', f)))).toEqual({ problem: expect.stringMatching(/Chart\.yaml is a file of \/proc, not a file on disk/) });
+    expect(readLocalChart(folder('kcore', (f) => symlinkSync('/proc/self/environ', f)))).toEqual({ problem: expect.stringMatching(/Chart\.yaml is a file of \/proc/) });
+  });
+
+  it('a link loop says so (not "no such file or folder")', () => {
+    symlinkSync(join(dir, 'loop-b'), join(dir, 'loop-a'));
+    symlinkSync(join(dir, 'loop-a'), join(dir, 'loop-b'));
+    expect(readLocalChart(join(dir, 'loop-a'))).toEqual({ problem: `${join(dir, 'loop-a')} cannot be read (ELOOP: a loop of symbolic links)` });
+  });
+
+  it('packages named as Helm names their entries', () => {
+    const write = (name: string, entries: Parameters<typeof tgz>[0]) => (writeFileSync(join(dir, name), tgz(entries)), join(dir, name));
+    expect(readLocalChart(write('ok.tgz', [{ name: 'c/', type: '5' }, { name: 'c/Chart.yaml', data: CHART }]))).toMatchObject({ kind: 'package', name: 'llm-d-router-gateway', version: 'v0.10.0' });
+    // Helm: "unable to detect chart version, no Chart.yaml found" (its first segment, "", is dropped: etc/Chart.yaml).
+    expect(readLocalChart(write('abs.tgz', [{ name: '/etc/Chart.yaml', data: CHART }]))).toEqual({ problem: `${join(dir, 'abs.tgz')} is not a chart package: it holds no <chart>/Chart.yaml` });
+    expect(readLocalChart(write('abs-inside.tgz', [{ name: 'c//etc/Chart.yaml', data: CHART }]))).toEqual({ problem: expect.stringMatching(/holds an absolute path \("c\/\/etc\/Chart\.yaml"\): Helm refuses/) });
+    expect(readLocalChart(write('climb.tgz', [{ name: 'c/Chart.yaml', data: CHART }, { name: 'c/../../x', data: 'x' }]))).toEqual({ problem: expect.stringMatching(/climbs out of the chart's folder/) });
+    expect(readLocalChart(write('top.tgz', [{ name: 'Chart.yaml', data: CHART }]))).toEqual({ problem: expect.stringMatching(/outside a chart folder: Helm refuses/) });
+    expect(readLocalChart(write('link.tgz', [{ name: 'c/Chart.yaml', data: '/etc/passwd', type: '2' }]))).toEqual({ problem: expect.stringMatching(/its c\/Chart\.yaml is a link, which Helm reads as an empty file/) });
+    // What Helm reads and we must too: a long name in the ustar prefix, "." and ".." inside, a backslash.
+    expect(readLocalChart(write('prefix.tgz', [{ prefix: 'p'.repeat(120), name: 'Chart.yaml', data: CHART }]))).toMatchObject({ name: 'llm-d-router-gateway' });
+    expect(readLocalChart(write('dots.tgz', [{ name: 'c/sub/.././Chart.yaml', data: CHART }]))).toMatchObject({ name: 'llm-d-router-gateway' });
+    expect(readLocalChart(write('backslash.tgz', [{ name: 'c\\Chart.yaml', data: CHART }]))).toMatchObject({ name: 'llm-d-router-gateway' });
   });
 });

@@ -1,13 +1,13 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { parseTar } from 'nanotar';
 import { parse } from 'yaml';
 import { DEFAULT_CHARTS, type ChartKey, type ChartRef } from './constants.ts';
 import type { StackConfig } from './config/load.ts';
 import type { ChartOverride } from './config/types.ts';
 import type { Issue } from './errors.ts';
+import { ChartArchiveError, chartArchiveEntries, type ChartArchiveEntry } from './chart-package.ts';
+import { decodeText, describeErrno, fileKind, FileLimitError, formatLimit, readBoundedFileSync } from './text-file.ts';
 
 /** A chart reference that cannot be used, and which of its fields to fix. */
 export interface ChartRefProblem {
@@ -105,55 +105,69 @@ export function localChartPath(chart: string, base: string, home: string = homed
 /**
  * Reads a local chart (a `.tgz` package or an unpacked folder) far enough to know it is a chart:
  * its `Chart.yaml`'s name and version. Returns a problem (a sentence) when the path is missing, is
- * neither, or holds no readable `Chart.yaml`. Bounded in size whatever the file holds.
+ * neither, cannot be read, or holds no readable `Chart.yaml`. Bounded in size whatever the path
+ * holds: files are read through core's one bounded reader (a FIFO, a device, a folder or a file of
+ * /proc is refused before a byte is read; a package is at most 64 MiB, unpacked too), and a
+ * package's entries are named as Helm names them (an archive Helm refuses is refused here).
  */
 export function readLocalChart(path: string): LocalChart | { readonly problem: string } {
   let stat;
   try {
     stat = statSync(path);
-  } catch {
-    return { problem: `no such file or folder: ${path}` };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { problem: code === 'ENOENT' || code === 'ENOTDIR' ? `no such file or folder: ${path}` : `${path} cannot be read (${describeErrno(code)})` };
   }
-  let text: string;
+  let bytes: Uint8Array;
   let kind: LocalChart['kind'];
   if (stat.isDirectory()) {
     kind = 'folder';
     const file = join(path, 'Chart.yaml');
-    let size: number;
     try {
-      size = statSync(file).size;
-    } catch {
-      return { problem: `${path} is a folder without a Chart.yaml: not a Helm chart (point at the chart's own folder, or at its .tgz package)` };
+      bytes = readBoundedFileSync(file, LOCAL_CHART_LIMITS.chartYamlBytes);
+    } catch (error) {
+      if (!(error instanceof FileLimitError)) throw error;
+      if (error.code === 'ENOENT') return { problem: `${path} is a folder without a Chart.yaml: not a Helm chart (point at the chart's own folder, or at its .tgz package)` };
+      return { problem: `${file} ${error.message}${error.reason === 'too-large' ? ': not a Chart.yaml' : ''}` };
     }
-    if (size > LOCAL_CHART_LIMITS.chartYamlBytes) return { problem: `${file} is larger than ${LOCAL_CHART_LIMITS.chartYamlBytes} bytes: not a Chart.yaml` };
-    text = readFileSync(file, 'utf8');
   } else if (stat.isFile()) {
     kind = 'package';
-    if (stat.size > LOCAL_CHART_LIMITS.packageBytes) return { problem: `${path} is larger than ${LOCAL_CHART_LIMITS.packageBytes / 1024 / 1024} MiB: not a chart package` };
+    let packaged: Buffer;
+    try {
+      packaged = readBoundedFileSync(path, LOCAL_CHART_LIMITS.packageBytes);
+    } catch (error) {
+      if (!(error instanceof FileLimitError)) throw error;
+      return { problem: `${path} ${error.message}${error.reason === 'too-large' ? ': not a chart package' : ''}` };
+    }
     let tar: Uint8Array;
     try {
-      tar = gunzipSync(readFileSync(path), { maxOutputLength: LOCAL_CHART_LIMITS.unpackedBytes });
+      tar = zlib().gunzipSync(packaged, { maxOutputLength: LOCAL_CHART_LIMITS.unpackedBytes });
     } catch (error) {
-      const reason = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${LOCAL_CHART_LIMITS.unpackedBytes / 1024 / 1024} MiB` : 'not gzip-compressed';
+      const reason = (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? `unpacks to more than ${formatLimit(LOCAL_CHART_LIMITS.unpackedBytes)}` : 'not gzip-compressed';
       return { problem: `${path} is not a chart package (.tgz from \`helm package\` or \`helm pull\`): ${reason}` };
     }
-    let entries;
+    let entries: ChartArchiveEntry[];
     try {
-      // A package holds one top-level folder, the chart's; its Chart.yaml is the chart's own (those of
-      // vendored dependencies sit deeper, under charts/).
-      entries = parseTar(tar, { filter: (file) => /^[^/]+\/Chart\.yaml$/.test(file.name) && (file.size ?? 0) <= LOCAL_CHART_LIMITS.chartYamlBytes });
-    } catch {
-      return { problem: `${path} is not a chart package: not a tar archive` };
+      entries = chartArchiveEntries(tar);
+    } catch (error) {
+      if (!(error instanceof ChartArchiveError)) throw error;
+      return { problem: `${path} ${error.message}` };
     }
-    const chartYaml = entries[0];
-    if (!chartYaml?.data) return { problem: `${path} is not a chart package: it holds no <chart>/Chart.yaml` };
-    text = new TextDecoder().decode(chartYaml.data);
+    // Helm keys the chart's own files by their path in its folder: Chart.yaml is the chart's (those of
+    // vendored dependencies sit deeper, under charts/); of two, Helm keeps the last.
+    const chartYaml = entries.filter((e) => e.path === 'Chart.yaml').at(-1);
+    if (!chartYaml) return { problem: `${path} is not a chart package: it holds no <chart>/Chart.yaml` };
+    if (chartYaml.type !== 'file') return { problem: `${path} is not a chart package: its ${chartYaml.raw} is a link, which Helm reads as an empty file` };
+    if (chartYaml.data.length > LOCAL_CHART_LIMITS.chartYamlBytes) return { problem: `${path} is not a chart package: its ${chartYaml.raw} is larger than ${formatLimit(LOCAL_CHART_LIMITS.chartYamlBytes)}` };
+    bytes = chartYaml.data;
   } else {
-    return { problem: `${path} is neither a file nor a folder` };
+    return { problem: `${path} is neither a file nor a folder (${fileKind(stat)})` };
   }
+  const decoded = decodeText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  if ('problem' in decoded) return { problem: `the Chart.yaml of ${path} ${decoded.problem}` };
   let meta: unknown;
   try {
-    meta = parse(text, { maxAliasCount: 10 });
+    meta = parse(decoded.text, { maxAliasCount: 10 });
   } catch {
     return { problem: `the Chart.yaml of ${path} is not valid YAML` };
   }
@@ -223,4 +237,12 @@ export function checkLocalCharts<K extends string = ChartKey>(
 export function describeChart(label: string, ref: ChartRef, pinned?: ChartRef): string {
   const moved = pinned === undefined || ref.chart !== pinned.chart || ref.repo !== pinned.repo;
   return `${label} ${ref.version}${moved ? ` from ${ref.chart}${ref.repo ? ` (${ref.repo})` : ''}` : ''}`;
+}
+
+/**
+ * node:zlib, loaded when a local chart package is read: every command loads this module, and
+ * loading zlib costs each of them about a millisecond (a bundle hoists a static import to its top).
+ */
+function zlib(): typeof import('node:zlib') {
+  return process.getBuiltinModule('node:zlib');
 }

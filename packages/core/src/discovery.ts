@@ -253,7 +253,7 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
     return undefined;
   }
   if ('problem' in read) {
-    list.add({ code: 'file.too-large', path: '', message: `the values file ${read.problem}`, file: shown });
+    list.add({ code: 'notAFile' in read ? 'file.unreadable' : 'file.too-large', path: '', message: `the values file ${read.problem}`, file: shown });
     return undefined;
   }
   const { source, issues } = parseYaml(shown, read.text);

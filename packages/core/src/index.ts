@@ -54,7 +54,7 @@ export { UPSTREAMS, ROUTER_GATEWAY_CLASSES } from './constants.ts';
 export { loadStackFile, parseStackFile, loadStackConfigFromMap, checkStackRules } from './stack.ts';
 export { stackNameFromFile } from './config/load.ts';
 export type { StackConfig, ConfigLocator, LoadOptions, LoadFromMapOptions } from './config/load.ts';
-export { SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
+export { SECRET_KEYS, MAYBE_SECRET_KEYS, SECRET_MAP_KEYS, STACK_KEYS, configKeyPaths } from './config/keys.ts';
 export { isLabelKey, isLabelValue, durationSeconds } from './config/formats.ts';
 export type {
   StackConfigInput,
@@ -89,6 +89,9 @@ export { checkConfigRules, modelPlatform } from './config/rules.ts';
 export { FEATURES, checkFeatureRules } from './features/index.ts';
 export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
+export { MAX_READY_TIMEOUT_SECONDS } from './config/schema.ts';
+export { parseStrictJson, StrictJsonError } from './strict-json.ts';
+export type { StrictJson } from './strict-json.ts';
 export { editStackText } from './config/edit.ts';
 export type { StackEdit, EditedStack } from './config/edit.ts';
 
@@ -129,6 +132,7 @@ export type { PostRenderPatch, GatewayPodPlacementPatch, ServiceAccountPullSecre
 export {
   AUTOSCALING_CRDS,
   AUTOSCALING_DEFAULTS,
+  AUTOSCALING_LIMITS,
   AUTOSCALING_SIGNALS,
   DEFAULT_TARGETS,
   VLLM_METRICS,
@@ -142,15 +146,17 @@ export {
   kserveScaling,
   planAutoscaling,
   podMonitorManifest,
+  requestBufferingOf,
   resolveAutoscaling,
   scaledObjectManifest,
   signalQuery,
   triggerAuthenticationManifest,
+  wakeTriggers,
 } from './features/autoscaling/index.ts';
-export { GAIE_EPP_METRICS, MODELSERVICE_AUTOSCALER_KEYS } from './upstream/2026-02.ts';
-export { SERVER_AUTOSCALER_KEYS } from './upstream/2026-08/facts.ts';
+export { GAIE_EPP_METRICS, GAIE_NO_REQUEST_BUFFERING, MODELSERVICE_AUTOSCALER_KEYS } from './upstream/2026-02.ts';
+export { SERVER_AUTOSCALER_KEYS, ROUTER_EPP_METRICS, ROUTER_EPP_METRICS_PORT, ROUTER_FLOW_CONTROL, ROUTER_REQUEST_BUFFERING, routerEppPodLabels } from './upstream/2026-08/facts.ts';
 export { KSERVE_AUTOSCALER_KEYS } from './kserve/facts.ts';
-export type { AutoscalingCapabilities, AutoscalerKeys, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource } from './features/autoscaling/index.ts';
+export type { AutoscalingCapabilities, AutoscalerKeys, AutoscalingPlan, AutoscalingPlanInput, AutoscalingProblem, EppMetricFacts, RequestBuffering, ResolvedAutoscaling, ScaledObjectArgs, SignalQuery, SignalSource, WakeTrigger } from './features/autoscaling/index.ts';
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
@@ -189,12 +195,12 @@ export {
   envoyHashedName,
 } from './envoy-gateway.ts';
 export type { EnvoyGatewayClassPlan, EnvoyCrdFact } from './envoy-gateway.ts';
-export { routerValues, routerEppImage } from './upstream/2026-08/router.ts';
+export { routerValues, routerEppImage, flowControlConfig } from './upstream/2026-08/router.ts';
 export { migrateLlmdModel, planStackMigration, migratedDifferences, UPSTREAM_COMMENT } from './upstream/migrate.ts';
 export type { MigratedFile, ModelMigration, MigrateModelInput, StackMigration, StackMigrationInput, ModelKept } from './upstream/migrate.ts';
 export { KSERVE_RELEASES, KSERVE_V0_18, KSERVE_V0_20 } from './kserve/releases.ts';
 export type { KserveRelease } from './kserve/releases.ts';
-export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG } from './preflight.ts';
+export { preflightChecks, gpuRequest, formatCrdField, LLMD_CRDS, KSERVE_CRDS, routerCrds, kserveCrds, MODEL_LABEL, GPU_RESOURCE, ENVOY_GATEWAY_CONFIG, ISTIO } from './preflight.ts';
 export type { PreflightCheck, PreflightCheckType, PreflightSeverity, CrdRequirement } from './preflight.ts';
 export { planKserveModel, kserveStackPlan, kserveConfigSpec, KSERVE_STRICT, KSERVE_STRICT_V1ALPHA2 } from './kserve/plan.ts';
 export {
@@ -244,6 +250,9 @@ export type { EnvoyRouteRef, IstioGatewayRef } from './features/access/manifests
 export {
   CLIENT_HEADER,
   MIN_API_KEY_LENGTH,
+  MIN_API_KEY_BITS,
+  MAX_API_KEY_LENGTH,
+  PRIVATE_JWK_MEMBERS,
   accessEnforced,
   accessPlan,
   apiKeyProblem,
@@ -286,9 +295,10 @@ export { displayPath } from './paths.ts';
 // Output safety: image references, shell commands, credentials in URLs, terminal control characters
 export { imageReferenceProblem, mirrorTargetProblem, MAX_IMAGE_NAME_LENGTH } from './oci-reference.ts';
 export { shellQuote, shellCommand } from './shell.ts';
-export { redactUrlCredentials, hasUrlCredentials } from './redact.ts';
+export { redactUrlCredentials, hasUrlCredentials, withoutUrlCredentials, isSecretParameter } from './redact.ts';
 export { escapeControlChars, INVISIBLE_FORMAT_CHARS } from './terminal.ts';
-export { readTextFile, decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export { readTextFile, decodeText, readBoundedFile, readBoundedFileSync, FileLimitError, formatLimit, describeErrno, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES } from './text-file.ts';
+export type { FileLimitReason } from './text-file.ts';
 export { closest, didYouMean } from './suggest.ts';
 
 // Diff of two revisions

@@ -6,7 +6,7 @@ import { tempRepo } from '../test/helpers.ts';
 import { readValuesFile } from './discovery.ts';
 import { IssueList } from './errors.ts';
 import { imageReferenceProblem, invalidImageReferences, mirrorTargetProblem } from './oci-reference.ts';
-import { hasUrlCredentials, redactUrlCredentials } from './redact.ts';
+import { hasUrlCredentials, isSecretParameter, redactUrlCredentials, withoutUrlCredentials } from './redact.ts';
 import { shellCommand, shellQuote } from './shell.ts';
 import { escapeControlChars } from './terminal.ts';
 
@@ -119,6 +119,83 @@ describe('redactUrlCredentials', () => {
     expect(redactUrlCredentials('ghcr.io/x/y:v1@sha256:abc')).toBe('ghcr.io/x/y:v1@sha256:abc');
     expect(hasUrlCredentials('https://charts.example.com')).toBe(false);
     expect(hasUrlCredentials('https://x:y@charts.example.com')).toBe(true);
+  });
+
+  // m14: every form the third hostile round found printed or accepted.
+  it.each([
+    ['http://admin:PR@M-AT-CANARY@prom:9090', 'http://[redacted]@prom:9090'],
+    ['http:\\admin:PROM-BS-CANARY@prom:9090', 'http:\\[redacted]@prom:9090'],
+    ['http:/\\admin:PROM-BS-CANARY@prom:9090/x', 'http:/\\[redacted]@prom:9090/x'],
+    ['http:admin:NO-SLASH-CANARY@prom', 'http:[redacted]@prom'],
+    ['HTTPS://admin:UPPER-CANARY@prom', 'HTTPS://[redacted]@prom'],
+    ['http://admin:pa/ss-SLASH-CANARY@prom:9090/api', 'http://[redacted]@prom:9090/api'],
+    ['http://admin:pa?ss-Q-CANARY@prom:9090', 'http://[redacted]@prom:9090'],
+    ['https://gitlab.example.com/api/v4/projects/1/packages/helm/stable?private_token=glpat-CANARY', 'https://gitlab.example.com/api/v4/projects/1/packages/helm/stable?private_token=[redacted]'],
+    ['https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential=sa%40p&X-Goog-Signature=CANARY', 'https://storage.googleapis.com/b/o?X-Goog-Algorithm=GOOG4-RSA-SHA256&X-Goog-Credential=[redacted]&X-Goog-Signature=[redacted]'],
+    ['https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA&X-Amz-Signature=CANARY&X-Amz-Expires=60', 'https://b.s3.amazonaws.com/o?X-Amz-Credential=[redacted]&X-Amz-Signature=[redacted]&X-Amz-Expires=60'],
+    ['https://a.blob.core.windows.net/c/b?sv=2022-11-02&sig=CANARY%3D', 'https://a.blob.core.windows.net/c/b?sv=2022-11-02&sig=[redacted]'],
+    ['https://idp.example.com/cb#access_token=CANARY&token_type=Bearer', 'https://idp.example.com/cb#access_token=[redacted]&token_type=Bearer'],
+    ['https://maps.googleapis.com/x?key=CANARY', 'https://maps.googleapis.com/x?key=[redacted]'],
+    ['https://api.example.com/?refresh-token=CANARY&page=2', 'https://api.example.com/?refresh-token=[redacted]&page=2'],
+  ])('finds and redacts %s', (url, redacted) => {
+    expect(redactUrlCredentials(url)).toBe(redacted);
+    expect(redactUrlCredentials(`error: "${url}" is refused`)).toBe(`error: "${redacted}" is refused`);
+    expect(hasUrlCredentials(url)).toBe(true);
+  });
+
+  it.each([
+    'ghcr.io/x/y:v1@sha256:abc',
+    'https://registry.example.com/v2/x@sha256:0123',
+    'http://prom:9090/api?query=up&time=1',
+    'mailto:ops@example.com',
+    'user@example.com',
+    'http://prom:9090/x@y',
+    'http://prom:9090#section',
+    'https://charts.example.com/?page=2&sort_key=name',
+  ])('leaves %s as it is', (text) => {
+    expect(redactUrlCredentials(text)).toBe(text);
+    expect(hasUrlCredentials(text)).toBe(false);
+  });
+
+  it('a URL parser reads credentials the text hides: http://u:p w@h', () => {
+    expect(hasUrlCredentials('http://u:p w@h')).toBe(true);
+  });
+
+  it('withoutUrlCredentials drops the user information and credential parameters, keeps the rest', () => {
+    expect(withoutUrlCredentials('http://u:URLPASS@127.0.0.1:8000/v1?api_key=K&model=x#access_token=T&x=1')).toBe('http://127.0.0.1:8000/v1?model=x#x=1');
+    expect(withoutUrlCredentials('not a url')).toBe('not a url');
+  });
+
+  it('the parameter names are the credentials of real services, and only those', () => {
+    for (const name of ['token', 'access_token', 'private_token', 'X-Goog-Signature', 'X-Amz-Signature', 'sig', 'signature', 'key', 'api_key', 'apikey', 'password', 'secret', 'client_secret', 'job_token', 'hf_token']) {
+      expect(isSecretParameter(name), name).toBe(true);
+    }
+    for (const name of ['query', 'time', 'page', 'model', 'sort_key', 'token_type', 'X-Goog-Date', 'X-Amz-Expires', 'sv', 'ref']) expect(isSecretParameter(name), name).toBe(false);
+  });
+
+  it('property: a password of any URL characters (with "@", "/", "?", ":", "\\", "%") never survives, in any scheme', () => {
+    const chars = fc.constantFrom(...'abcXYZ019-._~!$&()*+,;=:@/?#%\\'.split(''));
+    fc.assert(
+      fc.property(fc.constantFrom('http', 'https', 'HTTP', 'oci', 'git+ssh'), fc.constantFrom('//', '\\\\', ''), fc.array(chars, { minLength: 1, maxLength: 30 }).map((c) => c.join('')), (scheme, slashes, tail) => {
+        const special = /^https?$/i.test(scheme);
+        const password = `PW${tail}`;
+        const url = `${scheme}:${special ? slashes : '//'}admin:${password}@prom.example:9090/api`;
+        const out = redactUrlCredentials(`see ${url} now`);
+        expect(out).not.toContain(password);
+        expect(hasUrlCredentials(url)).toBe(true);
+      }),
+      { seed: 34, numRuns: 3000 },
+    );
+  });
+
+  it('stays linear on hostile text (a run of schemes, of letters, of separators)', () => {
+    for (const text of ['http:'.repeat(400_000), 'a.'.repeat(1_000_000), '?a'.repeat(1_000_000), `http://${'a:'.repeat(500_000)}/x@y`, `${'http://a'.repeat(200_000)}/@`]) {
+      const started = performance.now();
+      redactUrlCredentials(text);
+      hasUrlCredentials(text.slice(0, 10_000));
+      // A hang guard, not a timing assertion: quadratic work on 2 MB would take hours.
+      expect(performance.now() - started).toBeLessThan(60_000);
+    }
   });
 });
 

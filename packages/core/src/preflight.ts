@@ -32,6 +32,43 @@ export const GPU_RESOURCE = 'nvidia.com/gpu';
  */
 export const ENVOY_GATEWAY_CONFIG = { namespace: ENVOY_GATEWAY_NAMESPACE, name: 'envoy-gateway-config', key: 'envoy-gateway.yaml' } as const;
 
+/**
+ * Istio as preflight reads it from a cluster: istiod's Deployments in `istio-system` (the Helm chart
+ * and istioctl label them `app: istiod` and name them `istiod[-<revision>]`; the container
+ * `discovery` runs `<hub>/pilot:<version>[-<variant>]` and takes the feature flags as env;
+ * istio/istio 1.29.6 `manifests/charts/istio-control/istio-discovery/templates/deployment.yaml`), else
+ * the label `app.kubernetes.io/version` the base chart puts on Istio's CRDs (`templates/crds.yaml`
+ * with `istio.labels`). The inference extension is off unless istiod's env turns it on
+ * (`pilot/pkg/features/experimental.go`: `ENABLE_GATEWAY_API_INFERENCE_EXTENSION`, default false).
+ */
+export const ISTIO = {
+  namespace: 'istio-system',
+  istiodSelector: 'app=istiod',
+  container: 'discovery',
+  versionLabel: 'app.kubernetes.io/version',
+  crd: 'destinationrules.networking.istio.io',
+  inferenceExtensionEnv: 'ENABLE_GATEWAY_API_INFERENCE_EXTENSION',
+  /** The 2026-08 set's gateway mode with an Istio Gateway (docs/upgrading.md); the 2026-02 set's is CLUSTER_REQUIREMENTS.istio. */
+  minimum2026_08: '1.29',
+  /**
+   * The end of upstream support of each Istio minor (istio.io's "Support status of Istio releases",
+   * as recorded by endoflife-date/endoflife.date `products/istio.md` at a70eca337, 2026-08-22; 1.30's
+   * is istio.io's estimate). A minor newer than the last has no end known here.
+   */
+  endOfSupport: <readonly { readonly minor: string; readonly date: string; readonly estimated?: boolean }[]>[
+    { minor: '1.26', date: '2025-12-22' },
+    { minor: '1.27', date: '2026-04-07' },
+    { minor: '1.28', date: '2026-07-01' },
+    { minor: '1.29', date: '2026-08-31' },
+    { minor: '1.30', date: '2026-11-30', estimated: true },
+  ],
+} as const;
+
+/** The fix for Istio below a minimum or without the inference extension. */
+function istioFix(min: string): string {
+  return `install or upgrade Istio to ${min} or newer (a supported release) with the inference extension on in istiod: istioctl install --set values.pilot.env.${ISTIO.inferenceExtensionEnv}=true, or helm upgrade istiod istio/istiod -n ${ISTIO.namespace} --set env.${ISTIO.inferenceExtensionEnv}=true`;
+}
+
 /** How bad a failed check is: an `error` fails the run (exit 1), a `warning` does not. */
 export type PreflightSeverity = 'error' | 'warning';
 
@@ -91,6 +128,10 @@ export type PreflightCheck = {
   | { readonly type: 'registry-dns'; readonly host: string }
   /** The Prometheus autoscaling reads answers its readiness endpoint (through the API server's service proxy for an in-cluster address). */
   | { readonly type: 'prometheus'; readonly address: string }
+  /** Istio (istiod) at `min` or newer, with the Gateway API inference extension on where the cluster shows istiod's env. */
+  | { readonly type: 'istio'; readonly min: string; readonly inferenceExtension: boolean }
+  /** Istio's minor still supported upstream (by `endOfSupport`, against today's date). */
+  | { readonly type: 'istio-support'; readonly endOfSupport: readonly { readonly minor: string; readonly date: string; readonly estimated?: boolean }[] }
 );
 
 export type PreflightCheckType = PreflightCheck['type'];
@@ -337,6 +378,28 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
     }
   }
 
+  // Models behind an Istio Gateway: istiod's version, its inference extension, its support.
+  for (const model of models) {
+    const min = model.platform !== 'llm-d' ? null : model.upstream === '2026-08' ? (model.router.gatewayClass === 'istio' ? ISTIO.minimum2026_08 : null) : CLUSTER_REQUIREMENTS.istio;
+    if (min === null) continue;
+    add(model, {
+      id: `istio:${min}`,
+      type: 'istio',
+      min,
+      inferenceExtension: true,
+      title: `Istio ≥ ${min} (istiod in ${ISTIO.namespace}) with ${ISTIO.inferenceExtensionEnv}=true`,
+      fix: istioFix(min),
+    });
+    add(model, {
+      id: 'istio-support',
+      type: 'istio-support',
+      endOfSupport: ISTIO.endOfSupport,
+      severity: 'warning',
+      title: "Istio's release is still supported upstream",
+      fix: `upgrade Istio to a supported release (istio.io/latest/docs/releases/supported-releases; ${ISTIO.endOfSupport.map((e) => `${e.minor} ${e.estimated ? 'about ' : ''}until ${e.date}`).join(', ')})`,
+    });
+  }
+
   for (const model of models) {
     const selector = Object.entries(model.nodeSelector).map(([k, v]) => `${k}=${v}`).join(',') || '(any node)';
     const gpusPerPod = gpuRequest(model);
@@ -515,8 +578,10 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     kinds.push(...envoyKinds(plan, model, ns));
   }
   // Who may call the model: the objects its gateway enforces it with (an llm-d model's Istio
-  // gateway; a KServe model's route on the Envoy Gateway), in the model's namespace.
-  for (const { group, resource } of accessResources(model.platform === 'kserve' ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
+  // gateway; a KServe model's route, or a 2026-08 llm-d model's of class envoy, on Envoy Gateway), in
+  // the model's namespace.
+  const onEnvoyGateway = model.platform === 'kserve' || (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy');
+  for (const { group, resource } of accessResources(onEnvoyGateway ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
   return kinds;
 }
 

@@ -1,4 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRepo } from '../test/helpers.ts';
@@ -6,7 +8,7 @@ import { isStackError } from './errors.ts';
 import { loadStackFile } from './stack.ts';
 import { readValuesFile } from './discovery.ts';
 import { IssueList } from './errors.ts';
-import { decodeText, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
+import { decodeText, FileLimitError, MAX_STACK_FILE_BYTES, MAX_VALUES_FILE_BYTES, readBoundedFile, readBoundedFileSync, readTextFile } from './text-file.ts';
 
 
 describe('huge and binary files are refused before they are parsed', () => {
@@ -76,5 +78,56 @@ describe('text as YAML reads it (decodeText)', () => {
     const dir = tempRepo({});
     writeFileSync(join(dir, 'Pulumi.l.yaml'), latin1);
     expect(() => loadStackFile(join(dir, 'Pulumi.l.yaml'), 'Pulumi.l.yaml')).toThrow(/the stack file is not UTF-8 text: line 2 holds the byte 0xe9/);
+  });
+});
+
+describe('the one bounded file reader (readBoundedFileSync, readBoundedFile)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'app-serving-bounded-'));
+  writeFileSync(join(dir, 'ok'), 'abc');
+  execFileSync('mkfifo', [join(dir, 'fifo')]);
+  symlinkSync('/dev/zero', join(dir, 'zero'));
+  symlinkSync('/proc/self/status', join(dir, 'proc'));
+
+  it('reads a regular file up to its limit, refuses one byte more', async () => {
+    expect(readBoundedFileSync(join(dir, 'ok'), 3).toString()).toBe('abc');
+    expect(() => readBoundedFileSync(join(dir, 'ok'), 2)).toThrow('is larger than 2 bytes (3 bytes)');
+    expect((await readBoundedFile(join(dir, 'ok'), 3)).toString()).toBe('abc');
+    await expect(readBoundedFile(join(dir, 'ok'), 2)).rejects.toThrow('is larger than 2 bytes (3 bytes)');
+  });
+
+  it.each([
+    ['fifo', 'is not a regular file (a FIFO): give the path of a file'],
+    ['zero', 'is not a regular file (a device): give the path of a file'],
+    ['.', 'is not a regular file (a folder): give the path of a file'],
+    ['proc', 'is a file of /proc, not a file on disk (its size says nothing of what reading it returns): give the path of a file'],
+    ['missing', 'cannot be read (ENOENT: no such file)'],
+  ])('refuses %s before reading a byte, with a plain sentence', async (name, message) => {
+    expect(() => readBoundedFileSync(join(dir, name), 1024)).toThrow(FileLimitError);
+    expect(() => readBoundedFileSync(join(dir, name), 1024)).toThrow(message);
+    await expect(readBoundedFile(join(dir, name), 1024)).rejects.toThrow(message);
+  });
+
+  it('readTextFile: a FIFO or a device is a problem, not a hang; a missing file throws its code', () => {
+    expect(readTextFile(join(dir, 'fifo'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a FIFO): give the path of a file', notAFile: true });
+    expect(readTextFile(join(dir, 'zero'), MAX_STACK_FILE_BYTES)).toEqual({ problem: 'is not a regular file (a device): give the path of a file', notAFile: true });
+    expect(() => readTextFile(join(dir, 'missing'), MAX_STACK_FILE_BYTES)).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
+  it('the asynchronous reader gives up when the signal aborts', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('the run\'s deadline passed'));
+    await expect(readBoundedFile(join(dir, 'ok'), 3, controller.signal)).rejects.toThrow('the run\'s deadline passed');
+  });
+});
+
+describe('a values file or stack file that is not a file on disk: one plain problem, file.unreadable', () => {
+  it('a values.yaml linked to /proc/self/status, or to a FIFO: refused unread with its reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-values-'));
+    symlinkSync('/proc/self/status', join(dir, 'proc.yaml'));
+    const list = new IssueList();
+    expect(readValuesFile(join(dir, 'proc.yaml'), list)).toBeUndefined();
+    expect(list.items).toEqual([expect.objectContaining({ code: 'file.unreadable', message: expect.stringMatching(/^the values file is a file of \/proc, not a file on disk/) })]);
+    execFileSync('mkfifo', [join(dir, 'Pulumi.fifo.yaml')]);
+    expect(() => loadStackFile(join(dir, 'Pulumi.fifo.yaml'), 'Pulumi.fifo.yaml')).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ code: 'file.unreadable', message: 'the stack file is not a regular file (a FIFO): give the path of a file' })] }));
   });
 });

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { parseYaml, parseYamlWithPositions, readPlainYaml } from './yaml-source.ts';
+import { logicalLines, parseYaml, parseYamlWithPositions, plainLineOf, positionLineOf, readPlainYaml } from './yaml-source.ts';
 
 /** JSON with key order, and with the numbers JSON cannot hold (NaN, ±Infinity, -0) spelled out. */
 function exact(value: unknown): string {
@@ -21,7 +21,27 @@ function agree(text: string): 'fast' | 'careful' {
   const careful = parseYamlWithPositions('f.yaml', text);
   expect(careful.issues, `the fast path accepted text yaml refuses:\n${text}`).toEqual([]);
   expect(exact(fast.value), `the two paths read different values from:\n${text}`).toBe(exact(careful.value));
+  // Lines found in the text agree with yaml's document model, for every node and a missing child of each.
+  const lines = logicalLines(text);
+  for (const path of [[], ...pathsOf(careful.value)]) {
+    for (const probe of [path, [...path, 'missing-key'], [...path, 99]]) {
+      const plain = plainLineOf(lines, probe);
+      if (plain !== null) expect(plain, `line of ${JSON.stringify(probe)} in:\n${text}`).toBe(positionLineOf(careful, probe));
+      plainLines.told += plain === null ? 0 : 1;
+      plainLines.asked += 1;
+    }
+  }
   return 'fast';
+}
+
+/** How often the text alone told a line (the rest asked yaml's document model). */
+const plainLines = { asked: 0, told: 0 };
+
+/** Every path to a node of a value (map keys, list indexes). */
+function pathsOf(value: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  if (Array.isArray(value)) value.forEach((v, i) => (out.push([...at, i]), pathsOf(v, [...at, i], out)));
+  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) out.push([...at, k]), pathsOf(v, [...at, k], out);
+  return out;
 }
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -130,10 +150,11 @@ describe('the fast YAML path', () => {
       }),
       // A fixed seed in CI (one run reads like the next); a fresh one elsewhere, printed on failure
       // with the counterexample, so that local runs keep exploring.
-      { numRuns: 5000, ...(process.env.CI ? { seed: 20261203 } : {}) },
+      { numRuns: Number(process.env.YAML_RUNS ?? 5000), ...(process.env.CI ? { seed: 20261203 } : {}) },
     );
-    // The generator must reach the fast path often, or it tests nothing.
+    // The generator must reach the fast path often, or it tests nothing; and the text must tell most lines.
     expect(fastCount).toBeGreaterThan(250);
+    expect(plainLines.told / plainLines.asked).toBeGreaterThan(0.5);
   });
 
   it('finds lines only when asked, through the careful path, and finds the same ones', () => {
@@ -142,5 +163,38 @@ describe('the fast YAML path', () => {
     const { source } = parseYaml('f.yaml', text);
     expect(source.lineOf(['config', 'list', 1, 'name'])).toBe(5);
     expect(source.issue('config.invalid', ['config', 'a'], 'bad')).toEqual({ code: 'config.invalid', path: 'config.a', message: 'bad', file: 'f.yaml', line: 2 });
+  });
+});
+
+describe('lines of plain YAML, found in the text (no yaml document model on a run without problems)', () => {
+  it("tells every line a stack file's warnings and problems point at, in every example stack", () => {
+    const stacks = readdirSync(join(repo, 'apps', 'app-serving')).filter((f) => /^Pulumi\..+\.yaml$/.test(f));
+    expect(stacks.length).toBeGreaterThan(3);
+    for (const name of stacks) {
+      const text = readFileSync(join(repo, 'apps', 'app-serving', name), 'utf8');
+      const fast = readPlainYaml(text);
+      if (!fast) continue;
+      const careful = parseYamlWithPositions(name, text);
+      const lines = logicalLines(text);
+      // The stack's keys, each model entry and its keys (where the upstream, access and autoscaling warnings point).
+      const config = (careful.value as { config: Record<string, unknown> }).config;
+      const models = (config['app-serving:models'] ?? {}) as Record<string, Record<string, unknown>[]>;
+      const paths: (string | number)[][] = [['config'], ...Object.keys(config).map((k) => ['config', k])];
+      for (const [category, entries] of Object.entries(models)) {
+        for (const [i, entry] of entries.entries()) paths.push(['config', 'app-serving:models', category, i], ...Object.keys(entry).map((k) => ['config', 'app-serving:models', category, i, k]));
+      }
+      for (const path of paths) expect(plainLineOf(lines, path), `${name}: ${JSON.stringify(path)}`).toBe(positionLineOf(careful, path));
+    }
+  });
+
+  it('steps aside (null) where the text alone cannot tell: a flow collection on the way, a number-like key, a document marker', () => {
+    const at = (text: string, path: (string | number)[]) => plainLineOf(logicalLines(text), path);
+    expect(at('a: {b: 1}\n', ['a', 'b'])).toBeNull();
+    expect(at('a:\n  1: x\n', ['a', 1])).toBeNull();
+    expect(at('a:\n  "1": x\n  b: y\n', ['a', 'b'])).toBe(3);
+    expect(at('---\na: 1\n', ['a'])).toBeNull();
+    // What it tells: keys, list items (compact or indented), a missing key's nearest parent.
+    const text = 'c:\n  # note\n  list:\n  - name: x\n    v: |\n      k: 1\n  -   name: y\n  other: 2\n';
+    expect([at(text, ['c', 'list', 0, 'v']), at(text, ['c', 'list', 1, 'name']), at(text, ['c', 'other']), at(text, ['c', 'list', 0, 'v', 'k']), at(text, ['c', 'nope'])]).toEqual([5, 7, 8, 5, 1]);
   });
 });

@@ -23,7 +23,7 @@ export function parseYaml(file: string, text: string): { source: YamlSource; iss
   if (fast) {
     // Lines are needed only for an issue in this file: the careful parse runs then, once.
     let positions: Positions | undefined;
-    return { source: makeSource(file, () => (positions ??= parseYamlWithPositions(file, text)), fast.value), issues: [] };
+    return { source: makeSource(file, () => (positions ??= parseYamlWithPositions(file, text)), fast.value, text), issues: [] };
   }
   const careful = parseYamlWithPositions(file, text);
   return { source: makeSource(file, () => careful, careful.value), issues: careful.issues };
@@ -107,11 +107,11 @@ const PLAIN_YAML_TEXT = /^[\n\x20-\x7e\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd\ud
  * collection used as a key (`]:` or `}:`), a null key (`~:`, `null:`, an empty key, or a null or
  * empty entry in a flow collection: "" to yaml, "null" to js-yaml), block scalars with an indentation indicator (`|2`), a list entry with
  * nothing after its dash, also nested as in `- -` (js-yaml mis-nests an empty one), `#` right after a character (yaml
- * refuses it after a flow collection, js-yaml takes it as a comment), `__proto__` keys, and
- * escapes in double quotes. A
+ * refuses it after a flow collection, js-yaml takes it as a comment), `__proto__` keys,
+ * escapes in double quotes, and document markers (`--- x: 1` is a map to js-yaml, an error to yaml). A
  * false alarm (say, `a & b` in a description) only costs the careful path's time.
  */
-const NOT_PLAIN_YAML = /(?:^|[\s[{,:])[&*!]|<<|^%|(?:^|[\s[{,])\?(?:\s|$)|[\]}]\s*:|(?:^|[\s[{,?-])(?:~|[Nn]ull|NULL)?:(?:[\s,\]}]|$)|[|>](?:[-+]?[1-9]|[1-9][-+])|^[ ]*(?:-[ ]+)*-[ ]*(?:#.*)?$|[{,]\s*(?:~|[Nn]ull|NULL)?\s*[,}]|\S#|__proto__|\\/m;
+const NOT_PLAIN_YAML = /(?:^|[\s[{,:])[&*!]|<<|^%|(?:^|[\s[{,])\?(?:\s|$)|[\]}]\s*:|(?:^|[\s[{,?-])(?:~|[Nn]ull|NULL)?:(?:[\s,\]}]|$)|[|>](?:[-+]?[1-9]|[1-9][-+])|^[ ]*(?:-[ ]+)*-[ ]*(?:#.*)?$|[{,]\s*(?:~|[Nn]ull|NULL)?\s*[,}]|\S#|__proto__|\\|^(?:---|\.\.\.)(?:[ ]|$)/m;
 
 /**
  * Whether a quoted scalar runs over a line end (the parsers fold those differently, and refuse
@@ -236,14 +236,16 @@ export function sourceWithoutLines(file: string, value: unknown): YamlSource {
   };
 }
 
-function makeSource(file: string, positions: () => Positions, value: unknown): YamlSource {
+function makeSource(file: string, positions: () => Positions, value: unknown, plainText?: string): YamlSource {
+  let lines: readonly Line[] | undefined;
   const lineOf = (path: readonly (string | number)[]): number | undefined => {
-    const { doc, lineCounter } = positions();
-    for (let depth = path.length; depth >= 0; depth -= 1) {
-      const node = nodeAt(doc, path.slice(0, depth));
-      if (node?.range) return lineCounter.linePos(node.range[0]).line;
+    // Plain block YAML (the fast path's): the line from the text itself, without yaml's document
+    // model, whose first use costs a cold start tens of ms (a warning on every `validate` paid it).
+    if (plainText !== undefined) {
+      const line = plainLineOf((lines ??= logicalLines(plainText)), path);
+      if (line !== null) return line;
     }
-    return undefined;
+    return positionLineOf(positions(), path);
   };
   return {
     file,
@@ -254,6 +256,148 @@ function makeSource(file: string, positions: () => Positions, value: unknown): Y
       return { code, path: shownPath ?? formatPath(path), message, file, ...(line ? { line } : {}) };
     },
   };
+}
+
+/** The line of the node at `path` (the key's for a map entry), or of its nearest existing parent, from yaml's document model. */
+export function positionLineOf({ doc, lineCounter }: Positions, path: readonly (string | number)[]): number | undefined {
+  for (let depth = path.length; depth >= 0; depth -= 1) {
+    const node = nodeAt(doc, path.slice(0, depth));
+    if (node?.range) return lineCounter.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+/** A line of the text that holds content: its 1-based number, where its content starts, and the content. */
+interface Line {
+  readonly line: number;
+  readonly col: number;
+  readonly text: string;
+}
+
+/** The lines with content (not blank, not only a comment), with their indentation. */
+export function logicalLines(text: string): Line[] {
+  const out: Line[] = [];
+  const all = text.split('\n');
+  for (let i = 0; i < all.length; i += 1) {
+    const raw = all[i]!;
+    const col = raw.length - raw.trimStart().length;
+    const content = raw.slice(col);
+    if (content === '' || content.startsWith('#')) continue;
+    out.push({ line: i + 1, col, text: content.trimEnd() });
+  }
+  return out;
+}
+
+/** A plain map key as the fast path's text may hold it: not one that resolves to null, a bool or a number. */
+const PLAIN_KEY = /^[A-Za-z_/$][^#]*$/;
+const SPECIAL_PLAIN = /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?(?:\.inf|\.Inf|\.INF)|\.nan|\.NaN|\.NAN)$/;
+
+/**
+ * The key of a block-map entry line (`key:` or `key: value`, the key plain or quoted) and what
+ * follows its colon; null when the line is not one.
+ */
+function entryOf(text: string): { key: string; rest: string } | null {
+  let key: string;
+  let end: number;
+  if (text[0] === "'" || text[0] === '"') {
+    const quote = text[0];
+    let i = 1;
+    let out = '';
+    for (;;) {
+      if (i >= text.length) return null;
+      if (text[i] === quote) {
+        if (quote === "'" && text[i + 1] === "'") {
+          out += "'";
+          i += 2;
+          continue;
+        }
+        break;
+      }
+      out += text[i];
+      i += 1;
+    }
+    key = out;
+    end = i + 1;
+    if (text[end] !== ':' || (end + 1 < text.length && text[end + 1] !== ' ')) return null;
+  } else {
+    const colon = text.search(/:(?: |$)/);
+    if (colon <= 0) return null;
+    key = text.slice(0, colon).trimEnd();
+    if (!PLAIN_KEY.test(key) || SPECIAL_PLAIN.test(key) || /[[\]{},]/.test(key[0]!)) return null;
+    end = colon;
+  }
+  return { key, rest: text.slice(end + 1).trim() };
+}
+
+/** Whether a line opens a block-sequence item (`-` then a space, or alone). */
+const isItem = (text: string) => text === '-' || text.startsWith('- ');
+
+/**
+ * The line {@link YamlSource.lineOf} gives for `path`, found in plain block YAML without parsing
+ * it (the key's line for a map entry, the item's line for a list item, else the nearest parent's);
+ * null when the text is not shaped simply enough to tell (a flow collection on the way, a
+ * multi-line key, a number-like key, …), and the caller asks yaml's document model instead. A
+ * property test holds it to the document model's answer wherever it gives one.
+ */
+export function plainLineOf(lines: readonly Line[], path: readonly (string | number)[]): number | null {
+  if (lines.length === 0 || lines[0]!.text.startsWith('---') || lines[0]!.text.startsWith('...')) return null;
+  let block: Line[] = [...lines];
+  let found = lines[0]!.line;
+  for (const segment of path) {
+    const first = block[0];
+    if (!first) return null;
+    const indent = first.col;
+    if (block.some((l) => l.col < indent)) return null;
+    if (typeof segment === 'number') {
+      // A map has no numbered entry unless a key reads as a number, which entryOf leaves to yaml.
+      if (!isItem(first.text)) return block.every((l) => l.col !== indent || isItem(l.text) || entryOf(l.text) !== null) ? found : null;
+      const items = block.map((l, i) => [l, i] as const).filter(([l]) => l.col === indent);
+      if (items.some(([l]) => !isItem(l.text))) return null;
+      const at = items[segment];
+      if (!at) return found;
+      const [item, index] = at;
+      const next = items[segment + 1]?.[1] ?? block.length;
+      const after = item.text.slice(1);
+      const content = after.trimStart();
+      if (content === '' || content.startsWith('#')) return null;
+      found = item.line;
+      block = [{ line: item.line, col: item.col + 1 + (after.length - content.length), text: content }, ...block.slice(index + 1, next)];
+    } else {
+      if (isItem(first.text)) return found;
+      if (first.text[0] === '{' || first.text[0] === '[') return null;
+      let hit: { index: number; rest: string } | null = null;
+      let index = 0;
+      for (; index < block.length; index += 1) {
+        const l = block[index]!;
+        if (l.col !== indent) continue;
+        if (isItem(l.text)) continue;
+        const entry = entryOf(l.text);
+        if (!entry) return null;
+        if (entry.key === segment) {
+          hit = { index, rest: entry.rest };
+          break;
+        }
+      }
+      if (!hit) return found;
+      const keyLine = block[hit.index]!;
+      found = keyLine.line;
+      // The value: what follows on the key's line, or the lines below it (deeper, or list items at the same indentation).
+      if (hit.rest !== '' && !hit.rest.startsWith('#')) {
+        // A scalar (plain, quoted or block) has no children: the key's line stands; a flow collection may have some.
+        if (hit.rest[0] === '{' || hit.rest[0] === '[') return null;
+        return found;
+      }
+      const value: Line[] = [];
+      for (let i = hit.index + 1; i < block.length; i += 1) {
+        const l = block[i]!;
+        if (l.col > indent || (l.col === indent && isItem(l.text))) value.push(l);
+        else break;
+      }
+      if (value.length === 0) return found;
+      block = value;
+    }
+  }
+  return found;
 }
 
 /** The node at `path`; for a map entry, the key node (so the line is the key's line). */

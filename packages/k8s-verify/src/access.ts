@@ -1,7 +1,8 @@
 import { Buffer } from 'node:buffer';
-import type { AccessPlan } from '@app-serving/core';
-import { readText, send, type Endpoint } from './http.ts';
-import { Redactor, headerSecrets } from './redact.ts';
+import { withoutUrlCredentials, type AccessPlan } from '@app-serving/core';
+import { clip } from './bounded.ts';
+import { MAX_BODY_BYTES, readText, send, type Endpoint } from './http.ts';
+import { Redactor, headerSecrets, urlSecrets } from './redact.ts';
 import { checkResult, timed } from './result.ts';
 import type { CheckResult } from './types.ts';
 
@@ -28,17 +29,21 @@ export function withoutCredentials(headers: Readonly<Record<string, string>> | u
   return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !/^(proxy-)?authorization$/i.test(name)));
 }
 
+/** Most characters of the body a failed `refuses-anonymous` shows (cut after it is redacted whole). */
+const BODY_SHOWN = 400;
+
 /**
  * The check that a model with access refuses a caller without credentials: the same `GET
- * /v1/models` as the `models` check, with no `Authorization` header, must get 401 or 403.
- * A 2xx fails with "model X answers without credentials".
+ * /v1/models` as the `models` check, with no `Authorization` header and no credentials in the URL
+ * (Node sends a URL's `user:password@` as Basic credentials; a `?api_key=` is one too), must get
+ * 401 or 403. A 2xx fails with "model X answers without credentials".
  */
 export async function checkRefusesAnonymous(endpoint: Endpoint, model: string, access: AccessPlan, options: { timeoutMs: number; signal: AbortSignal }): Promise<CheckResult> {
   const path = '/v1/models';
   const target = `GET ${path} without credentials${endpoint.via ? ` via ${endpoint.via}` : ''}`;
   const expected = `HTTP 401 or 403: model ${model} takes ${access.mode === 'apiKeys' ? 'API keys' : 'JWTs'} only`;
-  const anonymous: Endpoint = { ...endpoint, headers: withoutCredentials(endpoint.headers) };
-  const redactor = new Redactor(headerSecrets(endpoint.headers));
+  const anonymous: Endpoint = { ...endpoint, url: withoutUrlCredentials(endpoint.url), headers: withoutCredentials(endpoint.headers) };
+  const redactor = new Redactor([...headerSecrets(endpoint.headers), ...urlSecrets(endpoint.url)]);
   return timed('refuses-anonymous', target, async () => {
     const signal = AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]);
     let status: number;
@@ -46,9 +51,10 @@ export async function checkRefusesAnonymous(endpoint: Endpoint, model: string, a
     try {
       const response = await send(anonymous, { method: 'GET', path, signal });
       status = response.statusCode ?? 0;
-      body = redactor.text((await readText(response, signal)).slice(0, 400));
+      // Redacted whole, then cut: a credential the server echoes is never shown in part.
+      body = clip(await readText(response, signal, MAX_BODY_BYTES, (text) => redactor.text(text)), BODY_SHOWN);
     } catch (error) {
-      const got = error instanceof Error ? error.message : String(error);
+      const got = redactor.text(error instanceof Error ? error.message : String(error));
       return checkResult('refuses-anonymous', 'fail', `GET ${path} without credentials: ${got}`, {
         target,
         failure: { expected, got, cause: 'the gateway could not be reached without credentials', httpStatus: null, body: null },

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { clip, formatLimit, jsonTooDeep, MAX_JSON_DEPTH } from './bounded.ts';
+import { BodyReadError, clip, formatLimit, jsonTooDeep, MAX_JSON_DEPTH, readBody } from './bounded.ts';
 import { Redactor } from './redact.ts';
 
 /** Largest answer of the API server read (a page of a list, or one object): 16 MiB. */
@@ -38,11 +38,12 @@ export interface ApiRequest {
 }
 
 /**
- * The Kubernetes REST calls preflight and verify make, in bounded memory: every answer is read to
- * at most {@link MAX_API_BODY_BYTES} (a larger or endless one is cut and the call fails), never
- * decompressed (`Accept-Encoding: identity`; an encoded answer is refused), never redirected, and
- * parsed as JSON only when it is JSON of sane depth. What the server says in an error is redacted
- * (the kubeconfig's secrets, in every encoding) before it is cut to a snippet.
+ * The Kubernetes REST calls preflight and verify make, in bounded memory: every answer is read by
+ * the one bounded reader ({@link readBody}) to at most {@link MAX_API_BODY_BYTES} (a larger or
+ * endless one is cut and the call fails), never decompressed (`Accept-Encoding: identity`; an
+ * encoded answer is refused before a byte is read), never redirected, and parsed as JSON only when
+ * it is JSON of sane depth. Every answer is redacted whole (the kubeconfig's secrets, in every
+ * encoding) before anything reads it, so that no message cut from it can hold part of a secret.
  *
  * Built on the kubeconfig's own TLS and credential options (`applyToHTTPSOptions`), after
  * {@link resolveCredentials} has made them static: no request runs a plugin or reads a file.
@@ -89,31 +90,26 @@ export class KubeApi {
       ...(body !== undefined && { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
     };
     const lib = url.protocol === 'https:' ? https : http;
-    const { status, type, encoding, location, text } = await new Promise<{ status: number; type: string; encoding: string; location: string | null; text: string }>((resolve, reject) => {
+    const { status, type, location, text } = await new Promise<{ status: number; type: string; location: string | null; text: string }>((resolve, reject) => {
       if (request.signal.aborted) return reject(request.signal.reason);
       const req = lib.request(url, { ...options, headers, method: request.method ?? 'GET', signal: request.signal }, (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_API_BODY_BYTES) {
-            response.destroy();
-            reject(new ApiError(`the API server's answer exceeded ${formatLimit(MAX_API_BODY_BYTES)}: not read on (an endless or oversized answer)`, null, null, 'answer'));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('error', (error) => reject(error));
-        response.on('end', () => {
-          if (!response.complete) return reject(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }));
-          resolve({
-            status: response.statusCode ?? 0,
-            type: String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase(),
-            encoding: String(response.headers['content-encoding'] ?? 'identity').trim().toLowerCase(),
-            location: typeof response.headers.location === 'string' ? response.headers.location : null,
-            text: Buffer.concat(chunks).toString('utf8'),
-          });
-        });
+        const status = response.statusCode ?? 0;
+        const type = String(response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        const location = typeof response.headers.location === 'string' ? response.headers.location : null;
+        // A redirect is not followed, nor read.
+        if (status >= 300 && status < 400) {
+          response.destroy();
+          return resolve({ status, type, location, text: '' });
+        }
+        readBody(response, { limit: MAX_API_BODY_BYTES, signal: request.signal }).then(
+          // Redacted whole before anything reads it: no message, cut or not, can hold a secret the server echoes.
+          (body) => resolve({ status, type, location, text: this.#redactor.text(body.toString('utf8')) }),
+          (error: unknown) => {
+            if (!(error instanceof BodyReadError) || error.kind === 'stream') return reject(error instanceof BodyReadError ? (error.cause ?? error) : error);
+            if (error.kind === 'incomplete') return reject(Object.assign(new Error('the connection closed before the answer was complete'), { code: 'ECONNRESET' }));
+            reject(new ApiError(error.kind === 'too-large' ? `the API server's answer exceeded ${formatLimit(MAX_API_BODY_BYTES)}: not read on (an endless or oversized answer)` : `the API server ${error.message}`, null, null, 'answer'));
+          },
+        );
       });
       req.on('error', reject);
       req.end(body);
@@ -121,9 +117,6 @@ export class KubeApi {
       throw error instanceof ApiError ? error : transportError(error, request.signal);
     });
 
-    if (encoding !== 'identity' && encoding !== '') {
-      throw new ApiError(`the API server answered in content-encoding ${clip(encoding, 40)} though none was asked for: not read`, null, null, 'answer');
-    }
     if (status >= 300 && status < 400) {
       throw new ApiError(
         `the server answered HTTP ${status}, a redirect${location ? ` to ${clip(this.redact(location), 200)}` : ''}: the kubeconfig's server URL is not the API server itself (a proxy or a login page?); redirects are not followed`,

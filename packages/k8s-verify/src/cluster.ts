@@ -158,7 +158,8 @@ function statusMessage(body: unknown): string | null {
     try {
       value = JSON.parse(body);
     } catch {
-      return body.slice(0, 200) || null;
+      // Cut with its mark: a secret cut here is redacted by the result's Redactor (see Redactor.text).
+      return clip(body, 200) || null;
     }
   }
   return value && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string' ? clip((value as { message: string }).message, 300) : null;
@@ -266,7 +267,7 @@ function podProblem(pod: Record<string, any>): string {
 export function lastErrorLine(message: string): string | null {
   const lines = message.split('\n').map((l) => l.trim()).filter(Boolean);
   if (lines.length === 0) return null;
-  return [...lines].reverse().find((l) => /\berror\b|exception|invalid|unrecognized|not supported|cannot|failed/i.test(l)) ?? lines[lines.length - 1]!;
+  return [...lines].reverse().find((l) => /error|exception|invalid|unrecognized|not supported|cannot|failed/i.test(l)) ?? lines[lines.length - 1]!;
 }
 
 function short(value: string, length = 140): string {
@@ -399,8 +400,8 @@ export async function createCluster(kubeConfig: KubeConfig, meta: { source?: str
             pod,
             container,
             [...command],
-            sink((t) => (stdout = stdout.length < MAX_EXEC_OUTPUT ? (stdout + t).slice(0, MAX_EXEC_OUTPUT) : stdout)),
-            sink((t) => (stderr = stderr.length < MAX_EXEC_OUTPUT ? (stderr + t).slice(0, MAX_EXEC_OUTPUT) : stderr)),
+            sink((t) => (stdout = keepFirst(stdout, t))),
+            sink((t) => (stderr = keepFirst(stderr, t))),
             null,
             false,
             (status: V1Status) => settle(() => {
@@ -429,6 +430,16 @@ export async function createCluster(kubeConfig: KubeConfig, meta: { source?: str
     },
   };
   return cluster;
+}
+
+/**
+ * `kept` with `more` appended, up to {@link MAX_EXEC_OUTPUT} characters; past that the output ends
+ * in "…", the mark the result's Redactor reads to redact a secret the cut went through.
+ */
+function keepFirst(kept: string, more: string): string {
+  if (kept.length >= MAX_EXEC_OUTPUT) return kept;
+  const all = kept + more;
+  return all.length <= MAX_EXEC_OUTPUT ? all : `${all.slice(0, MAX_EXEC_OUTPUT - 1)}…`;
 }
 
 /** An exec's V1Status: `Success` is exit 0; `NonZeroExitCode` carries the code in `details.causes[reason=ExitCode]`. */

@@ -173,6 +173,8 @@ function requestCause(error: RequestError, timeoutMs: number, ctx: RouteContext)
       return 'the run was cancelled';
     case 'too-large':
       return 'the server sent far more than a smoke-test answer: a body or stream without end, or the wrong endpoint';
+    case 'encoded':
+      return 'the server (or a proxy before it) compressed its answer though verify asks for none: verify never inflates an answer (a small compressed body can inflate to gigabytes)';
     default:
       return transport;
   }

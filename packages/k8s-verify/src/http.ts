@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { abortKind } from './clock.ts';
+import { BodyReadError, readBody } from './bounded.ts';
 
 /** Where the HTTP checks send their requests. */
 export interface Endpoint {
@@ -17,7 +18,7 @@ export interface Endpoint {
 }
 
 /** Why a request got no (complete) answer. */
-export type RequestErrorKind = 'refused' | 'reset' | 'dns' | 'tls' | 'timeout' | 'deadline' | 'aborted' | 'network' | 'too-large';
+export type RequestErrorKind = 'refused' | 'reset' | 'dns' | 'tls' | 'timeout' | 'deadline' | 'aborted' | 'network' | 'too-large' | 'encoded';
 
 /** Most bytes read of one response body (a JSON answer, or a whole SSE stream): 8 MiB. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -121,7 +122,7 @@ export function send(endpoint: Endpoint, options: SendOptions): Promise<http.Inc
   });
 }
 
-/** The body so far, when a read fails part-way. */
+/** The body so far (redacted whole, never cut), when a read fails part-way. */
 export class BodyError extends RequestError {
   constructor(
     cause: RequestError,
@@ -132,28 +133,29 @@ export class BodyError extends RequestError {
 }
 
 /**
- * Reads a whole body as text. A body longer than `limit` bytes is not read on: the response is
- * destroyed and a {@link BodyError} of kind `too-large` ("body exceeded N bytes") is thrown, so
- * an endless or huge answer costs at most `limit` bytes of memory.
+ * Reads a whole body as text, through the one bounded reader ({@link readBody}): a body longer than
+ * `limit` bytes is not read on (a {@link BodyError} of kind `too-large`, "the body exceeded N
+ * bytes"), a compressed one is not read (kind `encoded`), so an endless or huge answer costs at most
+ * `limit` bytes of memory. `redact` runs on the whole text (also on the part read before a failure)
+ * before anyone can cut it: a secret is never cut in two and half shown.
  */
-export async function readText(response: http.IncomingMessage, signal: AbortSignal, limit = MAX_BODY_BYTES): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
+export async function readText(response: http.IncomingMessage, signal: AbortSignal, limit = MAX_BODY_BYTES, redact: (text: string) => string = (text) => text): Promise<string> {
   try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.push(chunk.subarray(0, Math.max(0, chunk.length - (size - limit))));
-        throw tooLarge('the body', limit);
-      }
-      chunks.push(chunk);
-    }
-    if (!response.complete) throw new RequestError('reset', 'connection closed before the body was complete');
+    return redact((await readBody(response, { limit, signal })).toString('utf8'));
   } catch (error) {
-    response.destroy();
-    throw new BodyError(toRequestError(error, signal), Buffer.concat(chunks).subarray(0, 4096).toString('utf8'));
+    if (!(error instanceof BodyReadError)) throw new BodyError(toRequestError(error, signal), '');
+    throw new BodyError(bodyReadError(error, 'the body', limit, signal), redact(error.partial.toString('utf8')));
   }
-  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The {@link RequestError} of a body the bounded reader stopped reading (`what`: "the body", "the stream"). */
+export function bodyReadError(error: unknown, what: string, limit: number, signal: AbortSignal): RequestError {
+  if (!(error instanceof BodyReadError)) return toRequestError(error, signal);
+  if (signal.aborted) return toRequestError(signal.reason, signal);
+  if (error.kind === 'too-large') return tooLarge(what, limit);
+  if (error.kind === 'encoded') return new RequestError('encoded', `the server ${error.message}`);
+  if (error.kind === 'incomplete') return new RequestError('reset', `connection closed before ${what} was complete`);
+  return toRequestError(error.cause, signal);
 }
 
 /** The first `bytes` bytes of a body, one line, for messages. */

@@ -41,7 +41,7 @@ export type { SummaryRow, SummaryOptions } from './format.ts';
 
 // Preflight: is the cluster ready for a stack? (read-only)
 export { runPreflight, createPreflightReader, tolerates, PREFLIGHT_SCHEMA_VERSION, DEFAULT_PREFLIGHT_TIMEOUT_MS, DEFAULT_PREFLIGHT_DEADLINE_MS } from './preflight.ts';
-export type { PreflightOptions, PreflightReader, PreflightResult, PreflightCheckResult, PreflightStatus, NodeInfo } from './preflight.ts';
+export type { PreflightOptions, PreflightReader, PreflightResult, PreflightCheckResult, PreflightStatus, NodeInfo, DeploymentInfo } from './preflight.ts';
 export { formatPreflight, formatPreflightJson, formatPreflightJunit, describePreflightCheck } from './preflight-format.ts';
 
 // Kubernetes access
@@ -54,6 +54,12 @@ export type { OpenEndpoint } from './endpoints.ts';
 
 // HTTP, diagnosis and utilities
 export { RequestError, SseParser, MAX_BODY_BYTES, MAX_SSE_LINE_BYTES, MAX_SSE_EVENTS } from './http.ts';
+// The bounds of every reader (docs/cli.md, Limits; a test holds the table to these).
+export { readBody, getJson, BodyReadError, AnswerError, MAX_JSON_DEPTH, MAX_TEXT_LENGTH } from './bounded.ts';
+export { MAX_API_BODY_BYTES } from './api.ts';
+export { MAX_KUBECONFIG_BYTES, MAX_KUBECONFIG_FILES } from './kubeconfig.ts';
+export { MAX_CREDENTIAL_FILE_BYTES, MAX_PLUGIN_OUTPUT_BYTES } from './credentials.ts';
+export { MAX_OUTSIDE_ANSWER_BYTES } from './preflight.ts';
 export type { Endpoint, RequestErrorKind } from './http.ts';
 export { EPP_EMBEDDINGS_REJECTION } from './diagnose.ts';
 export type { RouteContext } from './diagnose.ts';

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import { checkSignal, formatMs } from './clock.ts';
 import { bodyFailure, EPP_EMBEDDINGS_REJECTION, errorMessageOf, httpFailure, requestFailure, type RouteContext } from './diagnose.ts';
-import { BodyError, contentType, MAX_BODY_BYTES, MAX_SSE_EVENTS, readText, RequestError, send, snippet, SseParser, toRequestError, tooLarge, type Endpoint } from './http.ts';
-import { parseJson } from './bounded.ts';
+import { bodyChunks, parseJson } from './bounded.ts';
+import { BodyError, bodyReadError, contentType, MAX_BODY_BYTES, MAX_SSE_EVENTS, readText, RequestError, send, snippet, SseParser, toRequestError, type Endpoint } from './http.ts';
 import { headerSecrets, Redactor, urlSecrets } from './redact.ts';
 import { checkResult, timed } from './result.ts';
 import type { CheckName, CheckResult, JsonValue } from './types.ts';
@@ -88,9 +88,9 @@ async function exchange(
   let text: string;
   try {
     response = await send(endpoint, { method, path, body, signal: c.signal });
-    text = c.clean(await readText(response, c.signal));
+    text = await readText(response, c.signal, MAX_BODY_BYTES, c.clean);
   } catch (error) {
-    const failure = requestFailure(expected, toRequestError(error, c.signal), c.timeoutMs, c.ctx(), partialOf(error, c.clean));
+    const failure = requestFailure(expected, toRequestError(error, c.signal), c.timeoutMs, c.ctx(), partialOf(error));
     return { ok: false, result: checkResult(name, 'fail', `${method} ${path}: ${failure.got}`, { target, failure }) };
   }
   if (response.statusCode !== 200) {
@@ -105,8 +105,9 @@ async function exchange(
   }
 }
 
-function partialOf(error: unknown, clean: (text: string) => string): string {
-  return error instanceof BodyError && error.partial ? ` after part of the body ("${snippet(clean(error.partial), 80)}")` : '';
+function partialOf(error: unknown): string {
+  // The partial body was redacted whole by readText, before this cut.
+  return error instanceof BodyError && error.partial ? ` after part of the body ("${snippet(error.partial, 80)}")` : '';
 }
 
 function malformedCause(text: string, type: string): string {
@@ -347,15 +348,12 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
     outcome.status = response.statusCode ?? 0;
     outcome.contentType = contentType(response);
     if (outcome.status !== 200 || outcome.contentType !== 'text/event-stream') {
-      outcome.body = clean(await readText(response, signal, 64 * 1024));
+      outcome.body = await readText(response, signal, 64 * 1024, clean);
       return { ...outcome, e2eMs: performance.now() - started };
     }
     const parser = new SseParser();
-    response.setEncoding('utf8');
-    let bytes = 0;
-    read: for await (const chunk of response as AsyncIterable<string>) {
-      bytes += Buffer.byteLength(chunk);
-      if (bytes > MAX_BODY_BYTES) throw tooLarge('the stream', MAX_BODY_BYTES);
+    // Through the bounded reader: at most MAX_BODY_BYTES in all, never a compressed stream.
+    read: for await (const chunk of bodyChunks(response, { limit: MAX_BODY_BYTES })) {
       // After [DONE], read the (empty) rest so that the connection goes back to the pool (keep-alive).
       if (outcome.done) continue;
       for (const raw of parser.feed(chunk)) {
@@ -395,8 +393,8 @@ export async function streamChat(endpoint: Endpoint, servedModelName: string, ma
       outcome.error = new RequestError('reset', 'the stream ended');
     }
   } catch (error) {
-    outcome.error = toRequestError(error, signal);
-    if (error instanceof BodyError) outcome.body = clean(error.partial);
+    outcome.error = bodyReadError(error, 'the stream', MAX_BODY_BYTES, signal);
+    if (error instanceof BodyError) outcome.body = error.partial;
   } finally {
     // Stop reading: after a malformed event or an error the rest does not matter. A complete
     // response keeps its socket for the next request.
@@ -548,7 +546,7 @@ export function checkGatewayRejectsEmbeddings(
     try {
       const response = await send(endpoint, { method: 'POST', path, body: { model: servedModelName, input: EMBEDDING_INPUTS.slice(0, 1) }, signal: c.signal });
       status = response.statusCode ?? 0;
-      text = c.clean(await readText(response, c.signal, 64 * 1024));
+      text = await readText(response, c.signal, 64 * 1024, c.clean);
     } catch (error) {
       const e = toRequestError(error, c.signal);
       return info(`the Gateway did not answer (${e.message}); not needed for embeddings: ${use}`, { error: e.message });

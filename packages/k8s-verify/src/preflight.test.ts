@@ -1,14 +1,15 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadStackFile, planDeployment, type DeploymentPlan } from '@app-serving/core';
+import { loadStackFile, planDeployment, preflightChecks, type DeploymentPlan } from '@app-serving/core';
 import { readUpstreamYaml, upstreamPath } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
 import { formatPreflight, formatPreflightJunit } from './preflight-format.ts';
 import { KubeError } from './cluster.ts';
-import { runPreflight, tolerates, type NodeInfo, type PreflightReader } from './preflight.ts';
+import { runPreflight, tolerates, type DeploymentInfo, type NodeInfo, type PreflightReader } from './preflight.ts';
 
 const APP = join(import.meta.dirname, '..', '..', '..', 'apps', 'app-serving');
+const preflightIds = (plan: DeploymentPlan) => preflightChecks(plan).map((c) => c.id);
 const planOf = (file: string): DeploymentPlan => planDeployment(loadStackFile(join(APP, file), file, { checkRules: false }), join(APP, '..', '..', 'models'));
 
 /** A reader that answers like a cluster prepared for the KServe example, with overrides. */
@@ -132,6 +133,86 @@ describe('runPreflight (a stand-in reader)', () => {
     const junit = formatPreflightJunit(result);
     expect(junit.match(/<testcase /g)).toHaveLength(result.checks.length);
     expect(junit).toContain('<failure message="Kubernetes v1.27.0 is older than 1.30" type="kubernetes-version">');
+  });
+});
+
+describe('the Istio checks (a stand-in reader): istiod\'s version and inference extension, and its support window', () => {
+  const current = planOf('Pulumi.current.yaml'); // 2026-08, gateway mode with Istio: ≥ 1.29
+  const cloud = planOf('Pulumi.cloud.yaml'); // 2026-02 (llm-d-infra's Istio Gateway): ≥ 1.28
+  const istiod = (version: string, env?: { value?: string; valueFrom?: boolean }, name = 'istiod'): DeploymentInfo => ({
+    name,
+    labels: { app: 'istiod', 'app.kubernetes.io/version': version },
+    containers: [{ name: 'discovery', image: `docker.io/istio/pilot:${version}-distroless`, env: env ? [{ name: 'ENABLE_GATEWAY_API_INFERENCE_EXTENSION', value: env.valueFrom ? null : (env.value ?? '') }] : [] }],
+  });
+  const on = { value: 'true' };
+  const withIstio = (deployments: DeploymentInfo[] | 'forbidden', crdVersion?: string): PreflightReader => {
+    const base = reader();
+    return {
+      ...base,
+      async get(ref, signal) {
+        if (ref.name === 'destinationrules.networking.istio.io') return { metadata: { labels: crdVersion ? { 'app.kubernetes.io/version': crdVersion } : {} }, ...(await base.get(ref, signal)) };
+        return base.get(ref, signal);
+      },
+      async listDeployments(namespace, selector) {
+        expect([namespace, selector]).toEqual(['istio-system', 'app=istiod']);
+        if (deployments === 'forbidden') throw new KubeError('forbidden: cannot list deployments.apps in namespace istio-system', 403, 'list', 'deployments.apps', 'istio-system');
+        return deployments;
+      },
+    };
+  };
+  // A day after 1.29's support ended, before 1.30's.
+  const now = () => new Date('2026-09-15T12:00:00Z');
+  const istio = async (plan: DeploymentPlan, r: PreflightReader) => {
+    const result = await runPreflight(plan, { reader: r, now });
+    return Object.fromEntries(result.checks.filter((c) => c.type === 'istio' || c.type === 'istio-support').map((c) => [c.id, [c.status, c.message]]));
+  };
+
+  it('2026-08 gateway mode: Istio ≥ 1.29 with the extension on passes; 1.28, or the flag off, fails with the fix', async () => {
+    expect(await istio(current, withIstio([istiod('1.30.3', on)]))).toEqual({
+      'istio:1.29': ['pass', 'istiod istiod (Istio 1.30.3, ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true)'],
+      'istio-support': ['pass', 'Istio 1.30.3: supported: 1.30 (about until 2026-11-30), and newer than 1.30'],
+    });
+    const old = await runPreflight(current, { reader: withIstio([istiod('1.28.5', on)]), now });
+    const check = old.checks.find((c) => c.id === 'istio:1.29')!;
+    expect([check.status, check.message]).toEqual(['fail', 'istiod istiod is Istio 1.28.5, older than 1.29']);
+    expect(check.fix).toBe(
+      'install or upgrade Istio to 1.29 or newer (a supported release) with the inference extension on in istiod: istioctl install --set values.pilot.env.ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true, or helm upgrade istiod istio/istiod -n istio-system --set env.ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true',
+    );
+    expect(old.checks.find((c) => c.id === 'istio-support')).toMatchObject({ status: 'warn', message: "Istio 1.28.5's support ended on 2026-07-01 (supported: 1.30 (about until 2026-11-30), and newer than 1.30)" });
+    for (const env of [undefined, { value: 'false' }, { value: '' }]) {
+      expect((await istio(current, withIstio([istiod('1.31.1', env)])))['istio:1.29']).toEqual([
+        'fail',
+        'istiod istiod runs without ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true (off by default): Istio ignores InferencePools, and the HTTPRoute to the pool is not accepted',
+      ]);
+    }
+  });
+
+  it("2026-02: Istio ≥ 1.28; every istiod revision is held to it; a flag set from a reference is not guessed", async () => {
+    const result = await istio(cloud, withIstio([istiod('1.28.5', on), istiod('1.27.9', on, 'istiod-1-27-9')]));
+    expect(result['istio:1.28']).toEqual(['fail', 'istiod istiod-1-27-9 is Istio 1.27.9, older than 1.28']);
+    expect(result['istio-support']![1]).toBe("Istio 1.28.5's support ended on 2026-07-01; Istio 1.27.9's support ended on 2026-04-07 (supported: 1.30 (about until 2026-11-30), and newer than 1.30)");
+    expect((await istio(cloud, withIstio([istiod('1.29.6', { valueFrom: true })])))['istio:1.28']).toEqual([
+      'pass',
+      'istiod istiod (Istio 1.29.6, ENABLE_GATEWAY_API_INFERENCE_EXTENSION set from a reference: not checked)',
+    ]);
+  });
+
+  it("istiod not readable here (403) or not found: the version from Istio's CRD label; none at all fails", async () => {
+    expect((await istio(current, withIstio('forbidden', '1.31.1')))['istio:1.29']).toEqual([
+      'pass',
+      "Istio 1.31.1 (label app.kubernetes.io/version of CRD destinationrules.networking.istio.io); istiod's Deployments cannot be read here (forbidden: cannot list deployments.apps in namespace istio-system), so ENABLE_GATEWAY_API_INFERENCE_EXTENSION was not checked",
+    ]);
+    expect((await istio(current, withIstio([], '1.28.10')))['istio:1.29']).toEqual(['fail', 'Istio 1.28.10 (label app.kubernetes.io/version of CRD destinationrules.networking.istio.io) is older than 1.29']);
+    expect(await istio(current, withIstio([]))).toEqual({
+      'istio:1.29': ['fail', 'Istio not found: no Deployment labelled app=istiod in istio-system, and CRD destinationrules.networking.istio.io has no app.kubernetes.io/version label'],
+      'istio-support': ['warn', 'no Istio version found to check (see the Istio check); supported: 1.30 (about until 2026-11-30), and newer than 1.30'],
+    });
+  });
+
+  it('no Istio check for a stack without an Istio Gateway (KServe)', async () => {
+    const ids = (plan: DeploymentPlan) => preflightIds(plan).filter((id) => id.startsWith('istio'));
+    expect(ids(planOf('Pulumi.kserve.yaml'))).toEqual([]);
+    expect(ids(current)).toEqual(['istio:1.29', 'istio-support']);
   });
 });
 

@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { parse as parseYaml } from 'yaml';
-import { preflightChecks, formatCrdField, GPU_RESOURCE, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
+import { preflightChecks, formatCrdField, GPU_RESOURCE, ISTIO, MODEL_LABEL, type DeploymentPlan, type PreflightCheck, type PreflightSeverity, type Toleration } from '@app-serving/core';
 import { ApiError, KubeApi } from './api.ts';
-import { bounded, clip } from './bounded.ts';
+import { AnswerError, bounded, clip, getJson } from './bounded.ts';
 import { DeadlineError, abortKind, checkSignal, formatMs } from './clock.ts';
 import { KubeError, kubeErrorOf } from './cluster.ts';
 import { Redactor } from './redact.ts';
@@ -26,6 +26,15 @@ export interface PreflightReader {
   canI(attributes: { verb: string; group: string; resource: string; namespace: string | null }, signal: AbortSignal): Promise<{ allowed: boolean; reason: string | null }>;
   /** `GET` a path of a Service through the API server's service proxy (`/api/v1/namespaces/<ns>/services/<scheme>:<name>:<port>/proxy<path>`); the parsed JSON answer. */
   serviceGet?(target: { namespace: string; name: string; port: number; scheme: 'http' | 'https' }, path: string, signal: AbortSignal): Promise<unknown>;
+  /** `list deployments` of a namespace by a label selector (istiod's), each reduced to {@link DeploymentInfo}. */
+  listDeployments?(namespace: string, labelSelector: string, signal: AbortSignal): Promise<DeploymentInfo[]>;
+}
+
+/** A Deployment, reduced to what the Istio check reads: its name, labels, and its containers' images and env (a value from a reference is null). */
+export interface DeploymentInfo {
+  readonly name: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly containers: readonly { readonly name: string; readonly image: string; readonly env: readonly { readonly name: string; readonly value: string | null }[] }[];
 }
 
 /** A node, reduced to what placement needs. */
@@ -80,10 +89,12 @@ export interface PreflightOptions extends Omit<KubeconfigOptions, 'stackKubeconf
   readonly signal?: AbortSignal;
   /** Resolves a hostname (the Harbor check); default: the system resolver. */
   readonly resolveHost?: (host: string, signal: AbortSignal) => Promise<void>;
-  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: fetch, answers capped at 1 MiB. */
+  /** GETs a URL outside the cluster and parses its JSON (the Prometheus check); default: the bounded reader's getJson, answers capped at 1 MiB, never inflated or redirected. */
   readonly httpGetJson?: (url: string, signal: AbortSignal) => Promise<unknown>;
   /** Each finished check, as it finishes. */
   readonly onCheck?: (result: PreflightCheckResult) => void;
+  /** Today, for the checks of upstream support windows (Istio's); default: the clock. */
+  readonly now?: () => Date;
 }
 
 export const DEFAULT_PREFLIGHT_TIMEOUT_MS = 10_000;
@@ -137,7 +148,7 @@ export async function runPreflight(plan: DeploymentPlan, options: PreflightOptio
     results[index] = safe;
     options.onCheck?.(safe);
   };
-  const ctx = new Context(reader, options.resolveHost ?? defaultResolve, options.httpGetJson ?? defaultGetJson);
+  const ctx = new Context(reader, options.resolveHost ?? defaultResolve, options.httpGetJson ?? defaultGetJson, options.now ?? (() => new Date()));
   try {
     // The version first: it tells whether the API server answers at all.
     const versionIndex = checks.findIndex((c) => c.type === 'kubernetes-version');
@@ -192,15 +203,15 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
   } catch (error) {
     const kind = abortKind(signal);
     let message: string;
-    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): the API server is slow or unreachable`;
+    if (kind === 'timeout') message = `no answer within ${formatMs(timeoutMs)} (per-check timeout): ${answerer(check)} is slow or unreachable`;
     else if (kind === 'deadline') message = (signal.reason as Error).message;
     else if (error instanceof KubeError) message = error.message;
     else if (kind === 'aborted') message = `cancelled: ${(signal.reason as Error)?.message ?? 'aborted'}`;
     // The checks read nothing but the API server's answers: what else fails is an answer not shaped as Kubernetes shapes it.
     else message = `the API server's answer cannot be read as a Kubernetes object (${clip(error instanceof Error ? error.message : String(error), 200)})`;
-    if (kind === 'timeout' || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
+    if ((kind === 'timeout' && answerer(check) === API_SERVER) || (error instanceof KubeError && (error.status === null || error.status === 401))) ctx.unreachable = true;
     outcome = { status: 'fail', message };
-    fix = errorFix(kind, error, timeoutMs);
+    fix = kind === 'timeout' && answerer(check) !== API_SERVER ? `make sure ${answerer(check)} answers from here, or allow each check longer with --timeout (it was ${formatMs(timeoutMs)})` : errorFix(kind, error, timeoutMs);
   }
   const failed = outcome.status === 'fail';
   return {
@@ -214,6 +225,15 @@ async function runOne(check: PreflightCheck, ctx: Context, timeoutMs: number, pa
     fix: failed ? fix : null,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+const API_SERVER = 'the API server';
+
+/** Who a check waits for: the API server, or a server outside the cluster (Prometheus from here, the DNS resolver). */
+function answerer(check: PreflightCheck): string {
+  if (check.type === 'prometheus' && !inClusterService(check.address)) return `the Prometheus at ${check.address}`;
+  if (check.type === 'registry-dns') return `the DNS resolver (looking up ${check.host})`;
+  return API_SERVER;
 }
 
 /** The fix of a check that failed because the API server refused, failed or did not answer. */
@@ -251,11 +271,21 @@ function aborted(signal: AbortSignal): Promise<never> {
 class Context {
   unreachable = false;
   private nodes: Promise<NodeInfo[]> | null = null;
+  private istioFound: Promise<IstioFound> | null = null;
   constructor(
     readonly reader: PreflightReader,
     readonly resolveHost: (host: string, signal: AbortSignal) => Promise<void>,
     readonly httpGetJson: (url: string, signal: AbortSignal) => Promise<unknown> = defaultGetJson,
+    readonly now: () => Date = () => new Date(),
   ) {}
+  istio(signal: AbortSignal): Promise<IstioFound> {
+    // One read for both Istio checks of the run; a failed read is not cached.
+    this.istioFound ??= readIstio(this.reader, signal).catch((error) => {
+      this.istioFound = null;
+      throw error;
+    });
+    return this.istioFound;
+  }
   listNodes(signal: AbortSignal): Promise<NodeInfo[]> {
     // One list for every placement check of the run; a failed list is not cached.
     this.nodes ??= this.reader.listNodes(signal).catch((error) => {
@@ -264,6 +294,105 @@ class Context {
     });
     return this.nodes;
   }
+}
+
+/** What a cluster shows of Istio: each istiod (version and the inference extension's flag), else its CRDs' version label. */
+interface IstioFound {
+  readonly istiods: readonly { readonly name: string; readonly version: string | null; readonly image: string; readonly inferenceExtension: boolean | null }[];
+  /** Why istiod's Deployments could not be read (forbidden), or null. */
+  readonly hidden: string | null;
+  /** The `app.kubernetes.io/version` label of Istio's CRD, when it was read (no istiod with a version). */
+  readonly crd: { readonly exists: boolean; readonly version: string | null } | null;
+}
+
+async function readIstio(reader: PreflightReader, signal: AbortSignal): Promise<IstioFound> {
+  let deployments: DeploymentInfo[] = [];
+  let hidden: string | null = null;
+  if (!reader.listDeployments) hidden = 'this reader cannot list Deployments';
+  else {
+    try {
+      deployments = await reader.listDeployments(ISTIO.namespace, ISTIO.istiodSelector, signal);
+    } catch (error) {
+      if (!(error instanceof KubeError && error.status === 403) || signal.aborted) throw error;
+      hidden = error.message;
+    }
+  }
+  const istiods = deployments.map((d) => {
+    const container = d.containers.find((c) => c.name === ISTIO.container) ?? d.containers[0];
+    const image = container?.image ?? '';
+    const label = d.labels[ISTIO.versionLabel];
+    const version = versionOf(imageTag(image)) ?? (label ? versionOf(label) : null);
+    const env = container?.env.find((e) => e.name === ISTIO.inferenceExtensionEnv);
+    // Istio reads it with Go's strconv.ParseBool; unset (or unreadable by Istio) is its default, false.
+    const inferenceExtension = env === undefined ? false : env.value === null ? null : ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(env.value);
+    return { name: d.name, version, image, inferenceExtension };
+  });
+  let crd: IstioFound['crd'] = null;
+  if (istiods.every((i) => i.version === null)) {
+    const object = await reader.get({ group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', name: ISTIO.crd }, signal);
+    const label = asObject(asObject(object?.metadata).labels)[ISTIO.versionLabel];
+    crd = { exists: object !== null, version: typeof label === 'string' ? versionOf(label) : null };
+  }
+  return { istiods, hidden, crd };
+}
+
+/** The tag of an image reference (`docker.io/istio/pilot:1.29.6-distroless` → `1.29.6-distroless`), or '' (a digest, no tag). */
+function imageTag(image: string): string {
+  const last = image.slice(image.lastIndexOf('/') + 1).split('@')[0]!;
+  const colon = last.lastIndexOf(':');
+  return colon < 0 ? '' : last.slice(colon + 1);
+}
+
+/** `1.29.6` from a tag or label (`1.29.6-distroless`, `v1.29.6`), or null. */
+function versionOf(text: string): string | null {
+  const match = /^v?(\d+\.\d+(?:\.\d+)?)(?:$|[-+_])/.exec(text);
+  return match ? clip(match[1]!, 30) : null;
+}
+
+/** `a` ≥ `b` by major and minor. */
+function atLeast(a: string, b: string): boolean {
+  const [x, y] = [minorOf(a), minorOf(b)];
+  return !!x && !!y && (x[0] > y[0] || (x[0] === y[0] && x[1] >= y[1]));
+}
+
+function istioCheck(found: IstioFound, min: string, inferenceExtension: boolean): Outcome {
+  const env = ISTIO.inferenceExtensionEnv;
+  if (found.istiods.length === 0) {
+    const where = found.hidden ? `istiod's Deployments cannot be read here (${clip(found.hidden, 200)})` : `no Deployment labelled ${ISTIO.istiodSelector} in ${ISTIO.namespace}`;
+    const version = found.crd?.version ?? null;
+    if (!version) return fail(`Istio not found: ${where}, and CRD ${ISTIO.crd} ${found.crd?.exists ? `has no ${ISTIO.versionLabel} label` : 'is not installed'}`);
+    if (!atLeast(version, min)) return fail(`Istio ${version} (label ${ISTIO.versionLabel} of CRD ${ISTIO.crd}) is older than ${min}`);
+    return pass(`Istio ${version} (label ${ISTIO.versionLabel} of CRD ${ISTIO.crd}); ${where}, so ${env} was not checked`);
+  }
+  const problems: string[] = [];
+  const seen: string[] = [];
+  for (const istiod of found.istiods) {
+    const version = istiod.version ?? found.crd?.version ?? null;
+    const name = `istiod ${clip(istiod.name, 100)}`;
+    if (!version) problems.push(`${name}: version unknown (image ${JSON.stringify(clip(istiod.image, 200))} has no version tag, no ${ISTIO.versionLabel} label)`);
+    else if (!atLeast(version, min)) problems.push(`${name} is Istio ${version}, older than ${min}`);
+    if (inferenceExtension && istiod.inferenceExtension === false) problems.push(`${name} runs without ${env}=true (off by default): Istio ignores InferencePools, and the HTTPRoute to the pool is not accepted`);
+    seen.push(`${name} (Istio ${version ?? 'version unknown'}${istiod.inferenceExtension === null ? `, ${env} set from a reference: not checked` : istiod.inferenceExtension ? `, ${env}=true` : ''})`);
+  }
+  return problems.length ? fail(problems.join('; ')) : pass(seen.join('; '));
+}
+
+function istioSupportCheck(found: IstioFound, endOfSupport: Extract<PreflightCheck, { type: 'istio-support' }>['endOfSupport'], now: Date): Outcome {
+  const today = now.toISOString().slice(0, 10);
+  const versions = [...new Set([...found.istiods.map((i) => i.version), found.crd?.version ?? null].filter((v): v is string => v !== null))];
+  const supported = endOfSupport.filter((e) => e.date > today).map((e) => `${e.minor} (${e.estimated ? 'about ' : ''}until ${e.date})`);
+  const newest = endOfSupport.at(-1)!.minor;
+  const supportedText = `supported: ${[...supported, `${supported.length ? 'and ' : ''}newer than ${newest}`].join(', ')}`;
+  if (versions.length === 0) return fail(`no Istio version found to check (see the Istio check); ${supportedText}`);
+  const ended: string[] = [];
+  for (const version of versions) {
+    const [major, minor] = minorOf(version)!;
+    const entry = endOfSupport.find((e) => e.minor === `${major}.${minor}`);
+    const oldest = minorOf(endOfSupport[0]!.minor)!;
+    if (entry && entry.date <= today) ended.push(`Istio ${version}'s support ended on ${entry.date}`);
+    else if (!entry && (major < oldest[0] || (major === oldest[0] && minor < oldest[1]))) ended.push(`Istio ${version} is older than ${endOfSupport[0]!.minor}, out of support`);
+  }
+  return ended.length ? fail(`${ended.join('; ')} (${supportedText})`) : pass(`Istio ${versions.join(', ')}: ${supportedText}`);
 }
 
 const pass = (message: string): Outcome => ({ status: 'pass', message });
@@ -377,13 +506,19 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
       } catch (error) {
         if (signal.aborted) throw error;
         const how = service ? `through the API server's service proxy (${service.namespace}/${service.name}:${service.port})` : 'from here';
-        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof Error ? error.message : String(error), 300)}`);
+        // An answer that is not one (too large, compressed, a redirect, not JSON) is said as such: it did answer.
+        if (error instanceof AnswerError && error.kind === 'answer') return fail(`${check.address} ${error.message}: not Prometheus's build info (at ${path})`);
+        return fail(`${check.address} does not answer ${how}: ${clip(error instanceof AnswerError ? error.message.replace(/^does not answer \((.*)\)$/, '$1') : error instanceof Error ? error.message : String(error), 300)}`);
       }
       const data = asObject(asObject(answer).data);
       return asObject(answer).status === 'success'
         ? pass(`${check.address} answers (Prometheus ${typeof data.version === 'string' ? clip(data.version, 50) : 'version unknown'})`)
         : fail(`${check.address} answered, but not as Prometheus does (no status "success" at ${path})`);
     }
+    case 'istio':
+      return istioCheck(await ctx.istio(signal), check.min, check.inferenceExtension);
+    case 'istio-support':
+      return istioSupportCheck(await ctx.istio(signal), check.endOfSupport, ctx.now());
     case 'registry-dns':
       try {
         await ctx.resolveHost(check.host, signal);
@@ -453,11 +588,12 @@ export function inClusterService(address: string): { namespace: string; name: st
   return { name: match[1]!, namespace: match[2]!, port: url.port ? Number(url.port) : scheme === 'https' ? 443 : 80, scheme };
 }
 
-async function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
-  const res = await fetch(url, { signal, redirect: 'error' });
-  const text = (await res.text()).slice(0, 1024 * 1024);
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  return JSON.parse(text);
+/** Largest answer of a server outside the cluster read (Prometheus's build info is under 1 KiB): 1 MiB. */
+export const MAX_OUTSIDE_ANSWER_BYTES = 1024 * 1024;
+
+/** GETs JSON through the one bounded reader: at most 1 MiB, never inflated, never redirected, under the check's signal. */
+function defaultGetJson(url: string, signal: AbortSignal): Promise<unknown> {
+  return getJson(url, { limit: MAX_OUTSIDE_ANSWER_BYTES, signal });
 }
 
 async function defaultResolve(host: string, signal: AbortSignal): Promise<void> {
@@ -520,6 +656,13 @@ export async function createPreflightReader(kubeConfig: import('@kubernetes/clie
         throw kubeErrorOf(error, 'create', 'selfsubjectaccessreviews.authorization.k8s.io', '', signal);
       }
     },
+    async listDeployments(namespace, labelSelector, signal) {
+      try {
+        return await api.list({ path: `/apis/apps/v1/namespaces/${seg(namespace)}/deployments`, query: { labelSelector }, signal }, NODE_PAGE, deploymentInfo);
+      } catch (error) {
+        throw kubeErrorOf(error, 'list', 'deployments.apps', namespace, signal);
+      }
+    },
     async serviceGet(target, path, signal) {
       try {
         return await api.request({ path: `/api/v1/namespaces/${seg(target.namespace)}/services/${seg(`${target.scheme}:${target.name}:${target.port}`)}/proxy${path}`, signal });
@@ -528,6 +671,23 @@ export async function createPreflightReader(kubeConfig: import('@kubernetes/clie
       }
     },
   };
+}
+
+/** A Deployment as the Istio check needs it, whatever the shape of what the server sent. */
+function deploymentInfo(item: unknown): DeploymentInfo {
+  const deployment = asObject(item);
+  const metadata = asObject(deployment.metadata);
+  const pod = asObject(asObject(asObject(deployment.spec).template).spec);
+  const strings = (value: unknown) => Object.fromEntries(Object.entries(asObject(value)).filter((e): e is [string, string] => typeof e[1] === 'string').map(([k, v]) => [clip(k, 253), clip(v, 100)]));
+  const containers = (Array.isArray(pod.containers) ? pod.containers.map(asObject) : []).slice(0, 20).map((c) => ({
+    name: typeof c.name === 'string' ? clip(c.name, 63) : '',
+    image: typeof c.image === 'string' ? clip(c.image, 500) : '',
+    env: (Array.isArray(c.env) ? c.env.map(asObject) : [])
+      .filter((e) => typeof e.name === 'string')
+      .slice(0, 500)
+      .map((e) => ({ name: clip(e.name as string, 200), value: typeof e.value === 'string' ? clip(e.value, 100) : e.valueFrom !== undefined ? null : '' })),
+  }));
+  return { name: typeof metadata.name === 'string' ? clip(metadata.name, 253) : '', labels: strings(metadata.labels), containers };
 }
 
 /** A node as placement needs it, whatever the shape of what the server sent. */

@@ -7,8 +7,9 @@ import { AppServing } from './app-serving.ts';
 import { isSecretValue } from './mock-runtime.ts';
 import { renderStack } from './render.ts';
 
-const KEY_A = 'key-a-0123456789abcdefghijkl';
-const KEY_B = 'key-b-0123456789abcdefghijkl';
+// Keys as `openssl rand -base64 32` makes them (the strength rule refuses a key like "key-a-0123456789abcdef…").
+const KEY_A = 'q2N8vZr5Tb1WkXe7Jf3Lh0Ys9Pc4Mg6Ud+Ao/Ri1Ekw=';
+const KEY_B = 'H7tVb2Qx9Lm4Zr0Ws8Kc3Nf6Jd1Pg5Ye+Ua/Oi7Tsq=';
 const sha = (key: string) => createHash('sha1').update(key).digest('base64');
 
 /** The plan with access set on every model (the llm-d embedder of the example stays open: it has no gateway in its path). */
@@ -97,7 +98,21 @@ describe('ModelAccess under AppServing', () => {
       AppServing.fromConfig('platform', { modelsDir: MODELS_DIR });
     }).catch((e: unknown) => e);
     expect(pulumi.RunError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toBe('app-serving:apiKeys.a is shorter than 24 characters: the gateway keeps its SHA-1, so the key must be unguessable (e.g. openssl rand -base64 32)');
+    expect((error as Error).message).toBe('app-serving:apiKeys.a is shorter than 24 characters: the gateway keeps its SHA-1, so the key must be unguessable (make a random key, e.g. openssl rand -base64 32)');
+    // m13: long but guessable keys stop the run too, with the reason, never the key.
+    for (const [weak, why] of [
+      ['a'.repeat(24), 'it repeats a character or a block'],
+      ['password1234567890123456', 'it holds a run of the alphabet or of digits'],
+      [`${KEY_A.slice(0, 20)}\u200b${KEY_A.slice(20)}`, 'holds white space, a control, format or separator character'],
+    ] as const) {
+      const refused = await record(() => {
+        pulumi.runtime.setAllConfig({ 'proj:cloudProvider': 'cloud', 'proj:models': models, 'proj:apiKeys': JSON.stringify({ a: weak }) }, ['proj:apiKeys']);
+        AppServing.fromConfig('platform', { modelsDir: MODELS_DIR });
+      }).catch((e: unknown) => e);
+      expect(pulumi.RunError.isInstance(refused), weak).toBe(true);
+      expect((refused as Error).message).toContain(why);
+      expect((refused as Error).message).not.toContain(weak.slice(0, 8));
+    }
     // A component given no value for a key its plan names says which, before registering anything.
     const plan = withAccess(examplePlan('cloud'), { apiKeys: ['a', 'b'] });
     await expect(record(() => new AppServing('app', { plan, apiKeys: { a: pulumi.secret(KEY_A) } }))).rejects.toThrow(/lacks b: set each with pulumi config set --secret --path 'app-serving:apiKeys.<name>' <key>/);

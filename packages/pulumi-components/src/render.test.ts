@@ -1,6 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadStackFile, MAYBE_SECRET_KEYS, planDeployment, SECRET_KEYS, SECRET_MAP_KEYS, type DeploymentPlan } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
-import { examplePlan, kservePlan, manyModelsPlan } from '../test/harness.ts';
-import { renderStack, type RenderedStack } from './render.ts';
+import { APP_DIR, examplePlan, kservePlan, manyModelsPlan, MODELS_DIR } from '../test/harness.ts';
+import { renderStack, type RenderedStack, type RenderSecretKey } from './render.ts';
 
 const FIELDS = ['dependsOn', 'inputs', 'model', 'name', 'options', 'parent', 'type', 'urn'];
 
@@ -120,4 +124,49 @@ describe('renderStack', () => {
     expect(out.resources).toHaveLength(2 + 100 * 12);
     expect(new Set(out.resources.map((r) => r.urn)).size).toBe(out.resources.length);
   }, 30_000);
+});
+
+describe('renderStack: a placeholder for every secret key of the schema', () => {
+  /** The cloud example stack's text, edited. */
+  const cloud = (edit: (text: string) => string): DeploymentPlan => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-render-secrets-'));
+    const file = join(dir, 'Pulumi.secrets.yaml');
+    writeFileSync(file, edit(readFileSync(join(APP_DIR, 'Pulumi.cloud.yaml'), 'utf8')));
+    try {
+      return planDeployment(loadStackFile(file), MODELS_DIR);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const secure = (key: string) => `  app-serving:${key}:\n    secure: v1:c2VjcmV0LWNpcGhlcnRleHQ=\n`;
+  // One stack per secret key that needs it: a key added to core's lists fails the type check here until it has one.
+  const NEEDS: Record<RenderSecretKey | (typeof SECRET_MAP_KEYS)[number], () => DeploymentPlan> = {
+    harborToken: () => examplePlan('example'),
+    hfToken: () => kservePlan('kserve'),
+    prometheusCredentials: () => cloud((t) => t.replace('    address: http://prometheus-operated.monitoring.svc:9090\n', '    address: http://prometheus-operated.monitoring.svc:9090\n    auth: bearer\n') + secure('prometheusCredentials')),
+    kubeconfig: () => cloud((t) => t + secure('kubeconfig')),
+    apiKeys: () => cloud((t) => t.replace('          open: true       # anyone who reaches', '          apiKeys: [ci]    # anyone who reaches') + '  app-serving:apiKeys:\n    ci:\n      secure: v1:c2VjcmV0LWNpcGhlcnRleHQ=\n'),
+  };
+
+  it('covers every key of SECRET_KEYS, MAYBE_SECRET_KEYS and SECRET_MAP_KEYS', () => {
+    expect(Object.keys(NEEDS).sort()).toEqual([...SECRET_KEYS, ...MAYBE_SECRET_KEYS, ...SECRET_MAP_KEYS].sort());
+  });
+
+  for (const [key, plan] of Object.entries(NEEDS)) {
+    it(`renders a stack that needs ${key}, the secret as "[secret]"`, async () => {
+      const out = await renderStack(plan(), { homeDir: '/home/ops' });
+      const text = JSON.stringify(out);
+      expect(text).toContain('"[secret]"');
+      expect(text).not.toContain('app-serving-render-placeholder');
+    });
+  }
+
+  it('an authenticated Prometheus: the credentials Secret and the TriggerAuthentication are rendered (M3: exit 70 before)', async () => {
+    const out = await renderStack(NEEDS.prometheusCredentials());
+    expect(out.resources.filter((r) => r.type === 'kubernetes:core/v1:Secret' || r.type === 'kubernetes:keda.sh/v1alpha1:TriggerAuthentication').map((r) => r.type).sort()).toEqual([
+      'kubernetes:core/v1:Secret',
+      'kubernetes:keda.sh/v1alpha1:TriggerAuthentication',
+    ]);
+    expect(out.resources.find((r) => r.type === 'kubernetes:core/v1:Secret')!.inputs.stringData).toBe('[secret]');
+  });
 });

@@ -5,10 +5,10 @@
  * under Pulumi's mocks (no engine, no CLI, no cluster, no network; an invoke is an error) and
  * lists every resource with its inputs, secrets replaced by `"[secret]"`.
  */
-import { createHmac, randomBytes } from 'node:crypto';
-import { REDACTED_SECRET, redactedSecret, type DeploymentPlan } from '@app-serving/core';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { MAYBE_SECRET_KEYS, REDACTED_SECRET, SECRET_KEYS, SECRET_MAP_KEYS, redactedSecret, type DeploymentPlan } from '@app-serving/core';
 import * as pulumi from '@pulumi/pulumi';
-import { AppServing } from './app-serving.ts';
+import { AppServing, type AppServingArgs } from './app-serving.ts';
 import { TYPE_TOKENS, childName } from './component-names.ts';
 import { isSecretValue, recordUnderMocks, redactSecrets, type RecordedResource } from './mock-runtime.ts';
 
@@ -39,7 +39,7 @@ export interface RenderOptions {
    * Values the program receives for its secrets. Only their presence matters: every secret input is
    * printed as "[secret]". By default each secret the plan needs gets a placeholder.
    */
-  readonly secrets?: { readonly harborToken?: string; readonly hfToken?: string; readonly kubeconfig?: string; readonly apiKeys?: Readonly<Record<string, string>> };
+  readonly secrets?: { readonly [K in RenderSecretKey]?: string } & { readonly [K in (typeof SECRET_MAP_KEYS)[number]]?: Readonly<Record<string, string>> };
   /**
    * Print each secret input as `[secret:<digest>]` instead of `[secret]`: an HMAC of the value
    * under a key made afresh in each process, so that two renders in one process can tell whether
@@ -80,6 +80,21 @@ export interface RenderedStack {
 
 const PLACEHOLDER = 'app-serving-render-placeholder';
 
+/** The stack's secret keys (core's SECRET_KEYS, and the kubeconfig when it is a secret): each an argument of {@link AppServing}. */
+export type RenderSecretKey = (typeof SECRET_KEYS)[number] | (typeof MAYBE_SECRET_KEYS)[number];
+/** Every secret key of core's schema is an argument of AppServing: a new one fails the type check here until AppServing takes it. */
+true satisfies [RenderSecretKey] extends [keyof AppServingArgs] ? true : false;
+true satisfies [(typeof SECRET_MAP_KEYS)[number]] extends ['apiKeys'] ? true : false;
+
+/**
+ * A placeholder (or the given value) for every secret key of the schema, whether or not the plan
+ * uses it: AppServing reads only those its models need, so that no secret a stack can hold is ever
+ * missing from a render (`prometheusCredentials` once was: exit 70 on every authenticated Prometheus).
+ */
+function secretArgs(given: RenderOptions['secrets'] = {}): Pick<AppServingArgs, RenderSecretKey> {
+  return Object.fromEntries([...SECRET_KEYS, ...MAYBE_SECRET_KEYS].map((key) => [key, pulumi.secret(given[key] ?? `${PLACEHOLDER}-${key}`)])) as Pick<AppServingArgs, RenderSecretKey>;
+}
+
 /**
  * Runs {@link AppServing} for `plan` under Pulumi's mocks and returns what it registers.
  * Deterministic for a given plan and options; may be called any number of times in a process
@@ -87,17 +102,14 @@ const PLACEHOLDER = 'app-serving-render-placeholder';
  */
 export async function renderStack(plan: DeploymentPlan, options: RenderOptions = {}): Promise<RenderedStack> {
   const secrets = options.secrets ?? {};
-  const needsKubeconfig = plan.kubeconfig !== null && 'secret' in plan.kubeconfig;
   const keyNames = [...new Set(plan.models.flatMap((m) => m.access?.apiKeys ?? []))].sort();
-  const needsHf = plan.hfToken || plan.models.some((m) => m.platform === 'kserve' && m.hfTokenSecret !== null);
   const records = await recordUnderMocks(
     () => {
       new AppServing(options.name ?? 'app-serving', {
         plan,
-        ...(plan.harbor !== null && { harborToken: pulumi.secret(secrets.harborToken ?? PLACEHOLDER) }),
-        ...(needsHf && { hfToken: pulumi.secret(secrets.hfToken ?? PLACEHOLDER) }),
-        ...(needsKubeconfig && { kubeconfig: pulumi.secret(secrets.kubeconfig ?? PLACEHOLDER) }),
-        ...(keyNames.length > 0 && { apiKeys: Object.fromEntries(keyNames.map((key) => [key, pulumi.secret(secrets.apiKeys?.[key] ?? `${PLACEHOLDER}-${key}`)])) }),
+        ...secretArgs(secrets),
+        // A key's placeholder passes the key-strength rule (the components check every key they hash).
+        ...(keyNames.length > 0 && { apiKeys: Object.fromEntries(keyNames.map((key) => [key, pulumi.secret(secrets.apiKeys?.[key] ?? `${PLACEHOLDER}-${createHash('sha256').update(key).digest('base64url')}`)])) }),
         ...(options.homeDir !== undefined && { homeDir: options.homeDir }),
       });
     },

@@ -1,6 +1,6 @@
 import { htpasswd } from '@app-serving/core';
 import { describe, expect, it } from 'vitest';
-import { check, harnessJwks, harnessToken, parseHtpasswd, useHarnessKeys, type Rule } from './access.ts';
+import { check, forgedToken, harnessJwks, harnessToken, parseHtpasswd, useHarnessKeys, type Rule } from './access.ts';
 
 /** The gateway stand-in of the deploy tier refuses what the gateway would: else verify's access checks prove nothing. */
 describe("the deploy tier's gateway stand-in", () => {
@@ -15,15 +15,16 @@ describe("the deploy tier's gateway stand-in", () => {
     }
   });
 
-  it("JWT: the harness's token for the issuer and audience passes; another issuer or audience, a changed payload or no token is refused", () => {
+  it("JWT: the harness's token for the issuer and audience passes; another issuer, a changed payload, an expired or forged token is refused with 401, another audience with 403 (as the real Envoy answers), none with the rule's status", () => {
     const rule: Rule = { jwt: [{ issuer: 'https://issuer.example.com', audiences: ['models'], jwks: harnessJwks() }], anonymous: 403 };
     const token = harnessToken('https://issuer.example.com', ['models']);
     expect(check(rule, request(`Bearer ${token}`))).toBeUndefined();
     const [head, , signature] = token.split('.');
     const forged = `${head}.${Buffer.from(JSON.stringify({ iss: 'https://issuer.example.com', aud: 'models', exp: 9_999_999_999 })).toString('base64url')}.${signature}`;
-    for (const refused of [harnessToken('https://other.example.com', ['models']), harnessToken('https://issuer.example.com', ['other']), forged]) {
+    for (const refused of [harnessToken('https://other.example.com', ['models']), forged, harnessToken('https://issuer.example.com', ['models'], { expiresIn: -60 }), forgedToken('https://issuer.example.com', ['models'])]) {
       expect(check(rule, request(`Bearer ${refused}`))?.status).toBe(401);
     }
+    expect(check(rule, request(`Bearer ${harnessToken('https://issuer.example.com', ['other'])}`))?.status).toBe(403);
     expect(check(rule, request())?.status).toBe(403);
   });
 

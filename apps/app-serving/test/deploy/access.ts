@@ -127,24 +127,30 @@ async function envoyRule(cluster: TestCluster, namespace: string): Promise<Rule 
   return { ...(users.size > 0 && { users }), ...(jwt.length > 0 && { jwt }), anonymous: 401 };
 }
 
-function jwtValid(token: string, rules: NonNullable<Rule['jwt']>): boolean {
+/**
+ * What Envoy's jwt_authn makes of a token: valid; `invalid` (malformed, expired, not signed by the
+ * issuer's keys: 401); `audience` (signed and current, for another audience: 403, Envoy's
+ * JwtAudienceNotAllowed — seen from the real Envoy in the data-path tier).
+ */
+function jwtVerdict(token: string, rules: NonNullable<Rule['jwt']>): 'valid' | 'invalid' | 'audience' {
   const [header, payload, signature] = token.split('.');
-  if (!header || !payload || !signature) return false;
+  if (!header || !payload || !signature) return 'invalid';
   try {
     const head = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    if (head.alg !== 'RS256' || typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) return false;
+    if (head.alg !== 'RS256' || typeof claims.exp !== 'number' || claims.exp * 1000 < Date.now()) return 'invalid';
     const audience: string[] = Array.isArray(claims.aud) ? claims.aud : claims.aud === undefined ? [] : [claims.aud];
-    return rules.some((rule) => {
+    const signed = rules.filter((rule) => {
       if (claims.iss !== rule.issuer) return false;
-      if (rule.audiences.length > 0 && !audience.some((a) => rule.audiences.includes(a))) return false;
       const jwks = JSON.parse(rule.jwks || '{"keys":[]}') as { keys: Record<string, unknown>[] };
       return jwks.keys
         .filter((k) => head.kid === undefined || k.kid === undefined || k.kid === head.kid)
         .some((k) => verify('sha256', Buffer.from(`${header}.${payload}`), createPublicKey({ key: k as any, format: 'jwk' }), Buffer.from(signature, 'base64url')));
     });
+    if (signed.length === 0) return 'invalid';
+    return signed.some((rule) => rule.audiences.length === 0 || audience.some((a) => rule.audiences.includes(a))) ? 'valid' : 'audience';
   } catch {
-    return false;
+    return 'invalid';
   }
 }
 
@@ -161,7 +167,9 @@ export function check(rule: Rule, req: Pick<IncomingMessage, 'headers'>): Refusa
   if (rule.jwt) {
     const bearer = /^Bearer (.+)$/.exec(header);
     if (!bearer) return rule.anonymous ? { status: rule.anonymous, message: 'RBAC: access denied' } : undefined;
-    if (!jwtValid(bearer[1]!, rule.jwt)) return { status: 401, message: 'Jwt verification fails' };
+    const verdict = jwtVerdict(bearer[1]!, rule.jwt);
+    if (verdict === 'invalid') return { status: 401, message: 'Jwt verification fails' };
+    if (verdict === 'audience') return { status: 403, message: 'Audiences in Jwt are not allowed' };
   }
   return undefined;
 }

@@ -15,6 +15,6 @@ describe('a stack file made deployable: its secrets', () => {
       'app-serving:apiKeys["ci-2"]': secretValue('app-serving:apiKeys["ci-2"]', 'v1:c'),
     });
     // Long enough for an API key, and sendable in a header.
-    expect(secrets['app-serving:apiKeys["ci"]']).toMatch(/^test-apiKeys\.ci-[0-9a-f]{12}$/);
+    expect(secrets['app-serving:apiKeys["ci"]']).toMatch(/^test-apiKeys\.ci-[A-Za-z0-9_-]{32}$/);
   });
 });

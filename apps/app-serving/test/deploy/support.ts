@@ -86,7 +86,8 @@ export interface StackUnderTest {
  */
 export function secretValue(key: string, secure: string): string {
   const name = key.replace(/^app-serving:/, '').replace(/[^A-Za-z0-9-]+/g, '.').replace(/\.+$/, '');
-  return `test-${name}-${createHash('sha256').update(secure).digest('hex').slice(0, 12)}`;
+  // 32 base64url characters of the digest (192 bits): an API key must pass the key-strength rule (issue 34).
+  return `test-${name}-${createHash('sha256').update(secure).digest('base64url').slice(0, 32)}`;
 }
 
 /** The config path of `key` inside the value at `path`, as `pulumi config set --path` takes it (`app-serving:apiKeys["ci"]`). */

@@ -1,5 +1,5 @@
 import type { DeploymentDiff, ModelDiff, ResourceChange, ValueChange } from '@app-serving/core';
-import type { Colors } from '../output.ts';
+import { redactCredentials, type Colors } from '../output.ts';
 import type { SideInfo } from './diff.ts';
 
 /** The two sides, as the output names them. */
@@ -28,9 +28,9 @@ function sideLabel(side: SideInfo, other: SideInfo): string {
   return other.ref !== null && side.stack === other.stack.slice(other.ref.length + 1) ? 'working tree' : side.stack;
 }
 
-/** `"a:v1"`, cut to {@link MAX_VALUE}. */
+/** `"a:v1"`, redacted whole (credentials in URLs), then cut to {@link MAX_VALUE}. */
 export function showValue(value: unknown): string {
-  const text = value === undefined ? 'unset' : JSON.stringify(value);
+  const text = value === undefined ? 'unset' : redactCredentials(JSON.stringify(value));
   return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
 }
 

@@ -1,11 +1,13 @@
 import { loadRenderer } from '../renderer.ts';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import {
   deepEqual,
   diffDeployments,
   displayPath,
   isStackError,
+  MAX_STACK_FILE_BYTES,
+  readTextFile,
   stackSecretFingerprints,
   StackError,
   type DeploymentDiff,
@@ -142,9 +144,19 @@ function plain(value: unknown, folder?: string): unknown {
   return JSON.parse(folder ? text.split(JSON.stringify(folder).slice(1, -1)).join('<model>') : text);
 }
 
+/** The fingerprints of a stack file's secrets, read through core's bounded reader (planning has read it already: nothing when it has gone since). */
+function fingerprintsOf(file: string): Record<string, string> {
+  try {
+    const read = readTextFile(file, MAX_STACK_FILE_BYTES);
+    return 'text' in read ? stackSecretFingerprints(read.text) : {};
+  } catch {
+    return {};
+  }
+}
+
 function loadWorkingTree(options: DiffOptions): LoadedSide {
   const { file, plan } = loadAndPlan(options);
-  return { info: { ref: null, commit: null, stack: displayPath(file), exists: true }, plan, secrets: stackSecretFingerprints(readFileSync(file, 'utf8')) };
+  return { info: { ref: null, commit: null, stack: displayPath(file), exists: true }, plan, secrets: fingerprintsOf(file) };
 }
 
 function loadFiles(stack: string, modelsDir: string | undefined): LoadedSide {
@@ -156,7 +168,7 @@ function loadFiles(stack: string, modelsDir: string | undefined): LoadedSide {
     // The messages name --stack and --models-dir: here they are --base-stack and --base-models-dir.
     throw relabel(error, null, (text) => text.replace(/(^|[^-\w])--stack\b/g, '$1--base-stack').replace(/(^|[^-\w])--models-dir\b/g, '$1--base-models-dir'));
   }
-  return { info: { ref: null, commit: null, stack: displayPath(side.file), exists: true }, plan: side.plan, secrets: stackSecretFingerprints(readFileSync(side.file, 'utf8')) };
+  return { info: { ref: null, commit: null, stack: displayPath(side.file), exists: true }, plan: side.plan, secrets: fingerprintsOf(side.file) };
 }
 
 /**
@@ -204,7 +216,7 @@ async function loadFromGit(ref: string, option: '--base' | '--head', options: Di
       if (problems !== undefined && !isStackError(problems)) throw relabel(problems, option, rename);
       throw relabel(new StackError(issues), option, rename);
     }
-    return { info: { ref, commit, stack: label, exists: true }, plan: relocate(planned!.plan, rename), secrets: stackSecretFingerprints(readFileSync(side.stackFile, 'utf8')) };
+    return { info: { ref, commit, stack: label, exists: true }, plan: relocate(planned!.plan, rename), secrets: fingerprintsOf(side.stackFile) };
   } finally {
     tree.close();
     removeTempDir(tmp);

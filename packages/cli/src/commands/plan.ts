@@ -82,6 +82,8 @@ function describeLlmd(model: AnyLlmdModelPlan): string[] {
   if (model.autoscaling) {
     const a = model.autoscaling;
     lines.push(row('autoscaling', `${describeAutoscaling(a)}: KEDA ScaledObject ${a.targets.map((t) => t.scaledObject).join(', ')} (starts at ${a.initialReplicas}; replicas left to KEDA)`));
+    // At zero: the Router's flow control holds requests; KEDA wakes the model on its queue.
+    if (a.targets.some((t) => t.wake.length > 0)) lines.push(row('', `at zero: the Router's flow control holds requests up to ${model.readyTimeout.text}; KEDA wakes the model when one waits (${a.targets[0]!.wake.map((w) => w.name).join(', ')})`));
     lines.push(row('', `Prometheus ${a.prometheus.address}${a.prometheus.auth ? ` (${a.prometheus.auth} auth, TriggerAuthentication ${a.prometheus.triggerAuthentication})` : ''}, every ${a.pollingInterval.text}${a.monitors.length ? `; PodMonitors ${a.monitors.join(', ')}` : ''}`));
     for (const target of a.targets) lines.push(row('', `${target.role}: ${target.query.query}`));
   }

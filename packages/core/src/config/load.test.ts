@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isStackError, type Issue } from '../errors.ts';
 import { isSecret } from '../secret.ts';
 import { loadStackConfigFromMap, loadStackFile, parseStackFile, stackNameFromFile } from './load.ts';
@@ -342,5 +342,28 @@ describe('loadStackConfigFromMap under another project name', () => {
   it('a provider namespace holding a known key name (kubernetes:kubeconfig) is not reported', () => {
     const config = loadStackConfigFromMap({ 'app-serving:cloudProvider': 'cloud', 'app-serving:models': models, 'kubernetes:kubeconfig': '/k' }, { stackName: 'dev' });
     expect(config.models.generative).toHaveLength(1);
+  });
+});
+
+describe('reading a stack compiles no code', () => {
+  it("zod's generated object parsers are not built (jitless): each would be compiled by V8 on every run of the CLI", async () => {
+    // Fresh schema objects: zod keeps a parser it built once per schema, for the process.
+    vi.resetModules();
+    const fresh = (await import('./load.ts')) as typeof import('./load.ts');
+    const compiled: string[] = [];
+    const original = globalThis.Function;
+    // Every `new Function(...)` with a body: what zod's JIT would compile for each object schema.
+    globalThis.Function = new Proxy(original, {
+      construct(target, args: string[]) {
+        if (args.length && String(args.at(-1)).trim()) compiled.push(String(args.at(-1)).slice(0, 80));
+        return Reflect.construct(target, args);
+      },
+    });
+    try {
+      fresh.parseStackFile(CLOUD, 'Pulumi.cloud.yaml');
+    } finally {
+      globalThis.Function = original;
+    }
+    expect(compiled).toEqual([]);
   });
 });

@@ -73,7 +73,7 @@ export function loadStackFile(file: string, displayName = file, options: LoadOpt
   } catch (error) {
     throw new StackError([{ code: 'file.unreadable', path: '', message: `cannot read the stack file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, file: displayName }]);
   }
-  if ('problem' in read) throw new StackError([{ code: 'file.too-large', path: '', message: `the stack file ${read.problem}`, file: displayName }]);
+  if ('problem' in read) throw new StackError([{ code: 'notAFile' in read ? 'file.unreadable' : 'file.too-large', path: '', message: `the stack file ${read.problem}`, file: displayName }]);
   return parseStackFile(read.text, displayName, stackNameFromFile(file), options);
 }
 
@@ -287,7 +287,7 @@ function validate(
       delete raw[key];
     }
   }
-  const parsed = stackConfigSchema.safeParse(raw, { reportInput: true });
+  const parsed = stackConfigSchema.safeParse(raw, { reportInput: true, jitless: true });
   if (!parsed.success) {
     for (const zodIssue of parsed.error.issues) list.addAll(fromZodIssue(zodIssue, locate));
     const partial = salvage(raw, parsed.error.issues, stackName, file, locate);
@@ -345,7 +345,7 @@ function salvage(
     dropped.add(formatPath(['models', category, index]));
   }
   if (models) copy.models = models;
-  const parsed = stackConfigSchema.safeParse(copy);
+  const parsed = stackConfigSchema.safeParse(copy, { jitless: true });
   if (!parsed.success) return undefined;
   return { config: { ...(parsed.data as ParsedStackConfig), stackName, file, locate, rulesChecked: true, deferredIssues: [] }, dropped: [...dropped] };
 }

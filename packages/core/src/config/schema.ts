@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADAPTERS_FOLDER, AUTOSCALING_SIGNALS, DEFAULT_LORA_RANK, LORA_RANKS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
-import { durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
+import { durationLimitProblem, durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
 import type {
   ChartOverride,
@@ -27,12 +27,18 @@ import type {
  * `modelSource` fields, names) live in `rules.ts`, so that every problem is reported in one pass.
  */
 
-/** A chart or repository URL must not carry credentials: plan, render and Pulumi's state would show them. */
+/**
+ * A URL of the stack must not carry credentials (core's one finder, redact.ts: `user:password@`
+ * however written, a token in the query or the fragment): plan and render print a plain stack
+ * value, Pulumi's state and the cluster object store it unencrypted. Each message says where the
+ * credential belongs instead.
+ */
 const noCredentials = (url: string) => !hasUrlCredentials(url);
-const CREDENTIALS_IN_URL = {
-  message:
-    'carries credentials (user:password@ or a token in the query); remove them: a plain stack value is printed by plan and render and stored unencrypted (log in to the registry or repository on the machine that runs pulumi instead)',
-};
+const CREDENTIALS = 'carries credentials (user:password@, or a token in the query or fragment); remove them: a plain stack value is printed by plan and render and stored unencrypted';
+const CREDENTIALS_IN_URL = { message: `${CREDENTIALS} (log in to the registry or repository on the machine that runs pulumi instead)` };
+const CREDENTIALS_IN_PROMETHEUS_URL = { message: `${CREDENTIALS} (set prometheus.auth and the secret prometheusCredentials instead)` };
+const CREDENTIALS_IN_JWKS_URL = { message: `${CREDENTIALS}, and in the cluster's policy object (a JWKS holds public keys: serve it without credentials, or give the keys inline with jwt.jwks)` };
+const CREDENTIALS_IN_ISSUER = { message: `${CREDENTIALS}, and in the cluster's policy object (the issuer is the tokens' public "iss" name: it holds no credentials)` };
 
 /** One folder name, never a path: nothing outside `models/<category>/` is ever read. */
 const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -152,6 +158,19 @@ const durationSchema = z
   .string()
   .refine((text) => (durationSeconds(text) ?? 0) > 0, { message: 'must be a duration such as 30m, 1h or 1h30m (hours h, minutes m, seconds s)' });
 
+/**
+ * The most seconds `pulumi.com/timeoutSeconds` can say: the Kubernetes provider reads it with Go's
+ * `strconv.Atoi` and multiplies it into a `time.Duration` (int64 nanoseconds), so past 9,223,372,036
+ * seconds it wraps, and a number Atoi cannot read is ignored — the default 10 minutes applies
+ * (pulumi-kubernetes v4 `pkg/metadata/overrides.go`, TimeoutDuration).
+ */
+export const MAX_READY_TIMEOUT_SECONDS = 9_223_372_036;
+const readyTimeoutSchema = durationSchema.superRefine((text, ctx) => {
+  const seconds = durationSeconds(text);
+  const problem = seconds === undefined ? null : durationLimitProblem(text, seconds, { seconds: MAX_READY_TIMEOUT_SECONDS, what: "Pulumi's await timeout", source: 'pulumi-kubernetes reads pulumi.com/timeoutSeconds into a Go time.Duration' }, { echo: false });
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 export const gpuTolerationSchema = z
   .strictObject({
     key: z.string().refine(isLabelKey, { message: 'must be a taint key: [<DNS subdomain>/]<name>, the name ≤ 63 letters, digits, "-", "_", "." starting and ending with a letter or digit' }),
@@ -199,7 +218,7 @@ export const prometheusSchema = z
       .string()
       .url()
       .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http:// or https:// URL' })
-      .refine(noCredentials, CREDENTIALS_IN_URL)
+      .refine(noCredentials, CREDENTIALS_IN_PROMETHEUS_URL)
       .meta({ description: 'The Prometheus the autoscalers query, e.g. `http://prometheus-operated.monitoring.svc:9090`.' }),
     auth: z.enum(['bearer', 'basic']).optional().meta({ description: 'How KEDA authenticates to it; the token or password is the secret `prometheusCredentials`. Default: none.' }),
     username: z.string().min(1).optional().meta({ description: 'The user name, with auth: basic.' }),
@@ -228,9 +247,9 @@ export const accessSchema = z
       .meta({ description: 'Names of `app-serving:apiKeys` this model accepts (HTTP Basic `<name>:<key>`); two at once rotate a key without downtime.' }),
     jwt: z
       .strictObject({
-        issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
+        issuer: z.string().min(1).max(253).refine(noCredentials, CREDENTIALS_IN_ISSUER).meta({ description: 'The `iss` the tokens must carry.' }),
         audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
-        jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+        jwksUri: z.string().url().refine(noCredentials, CREDENTIALS_IN_JWKS_URL).optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
         jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
       })
       .optional()
@@ -269,7 +288,7 @@ export const modelEntrySchema = z
       description: "The set of upstream versions this model is deployed with (`2026-02` or `2026-08`), for moving a stack one model at a time. Default: the stack's `upstream`.",
     }),
     access: accessSchema.optional(),
-    readyTimeout: durationSchema.optional().meta({
+    readyTimeout: readyTimeoutSchema.optional().meta({
       description:
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
     }),

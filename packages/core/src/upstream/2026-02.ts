@@ -6,7 +6,7 @@ import type { LlmdModelPlan } from '../plan.ts';
 import { sourceRef } from '../storage.ts';
 import { llmdValues, modelArtifactsUri } from '../values/llmd.ts';
 import { getPath, mergeAll } from '../values/merge.ts';
-import type { AutoscalerKeys, EppMetricFacts, LlmdGeneration, LlmdModelInput } from './generation.ts';
+import type { AutoscalerKeys, EppMetricFacts, LlmdGeneration, LlmdModelInput, RequestBuffering } from './generation.ts';
 import { LLMD_VALUES_FOLDERS } from './select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from './shared.ts';
 
@@ -31,6 +31,13 @@ export const CHARTS_2026_02: LlmdGeneration = {
  */
 export const GAIE_EPP_METRICS: EppMetricFacts = { queue: 'inference_pool_average_queue_size', kvCache: 'inference_pool_average_kv_cache_utilization', poolLabel: 'name' };
 export const GAIE_EPP_METRICS_PORT = 'metrics';
+
+/** GAIE v1.2's EPP has no flow-control queue: with no pod in its pool it answers 503 at once. */
+export const GAIE_NO_REQUEST_BUFFERING: RequestBuffering = {
+  holds: false,
+  why: "nothing holds a request while the model has no replica: GAIE v1.2's EPP answers 503 at once when its pool is empty (it has no flow-control queue)",
+  fix: "or move the model to the 2026-08 set (app-serving migrate), whose llm-d Router holds requests in its flow-control queue",
+};
 
 /** The labels of the EPP's pods in GAIE v1.2 (`_helpers.tpl`, selectorLabels: `inferencepool: <release>-epp`). */
 export function gaieEppPodLabels(epp: string): Record<string, string> {

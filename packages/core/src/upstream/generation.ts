@@ -45,7 +45,19 @@ export interface EppMetricFacts {
   readonly queue: string;
   readonly kvCache: string;
   readonly poolLabel: string;
+  /**
+   * The EPP's flow control, where it has one (the llm-d Router): the gauge of requests held in its
+   * queue (labelled with the pool by `poolLabel`) and the gauge of requests it has running. What
+   * wakes a model from zero and keeps it up while it serves.
+   */
+  readonly flowControl?: { readonly queue: string; readonly poolLabel: string; readonly running: string } | undefined;
 }
+
+/**
+ * Whether a set holds a request while a model has no replica (so that it may scale to zero):
+ * how it does, or why nothing does (a set's fact, read by the autoscaling rules).
+ */
+export type RequestBuffering = { readonly holds: true; readonly how: string } | { readonly holds: false; readonly why: string; readonly fix?: string };
 
 /** Where a values file could fix a replica count or bring its own autoscaler (a set's or platform's fact). */
 export interface AutoscalerKeys {

@@ -154,3 +154,31 @@ describe('helpers', () => {
     expect(deepEqual([1], [1, 2])).toBe(false);
   });
 });
+
+describe('the one-pass forms core uses on every plan (same results as the layered ones, key order included)', () => {
+  const pathArb = fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 3 });
+  const valueArb = fc.oneof(leafArb, valuesArb);
+
+  it('requirementValues is mergeAll of each requirement at its path (property)', async () => {
+    const { requirementValues } = await import('./requirements.ts');
+    fc.assert(
+      fc.property(fc.array(fc.record({ path: pathArb, value: valueArb }), { maxLength: 6 }), (requirements) => {
+        const layered = mergeAll(...requirements.map((r) => atPath(r.path, r.value)));
+        const built = requirementValues(requirements.map((r) => ({ ...r, reason: '' })));
+        expect(JSON.stringify(built)).toBe(JSON.stringify(layered));
+        // No part of a requirement's value is shared with the tree (a later merge may change it).
+        for (const r of requirements) if (typeof r.value === 'object' && r.value !== null) expect(getPath(built, r.path)).not.toBe(r.value);
+      }),
+    );
+  });
+
+  it('effectiveValues is stripNulls of the merge, and leaves its layers as they were (property)', () => {
+    fc.assert(
+      fc.property(valuesArb, valuesArb, (a, b) => {
+        const before = JSON.stringify([a, b]);
+        expect(JSON.stringify(effectiveValues(a, b))).toBe(JSON.stringify(stripNulls(mergeAll(a, b))));
+        expect(JSON.stringify([a, b])).toBe(before);
+      }),
+    );
+  });
+});

@@ -54,7 +54,29 @@ function mergeInto(target: Values, overlay: Values): Values {
 
 /** The values a chart ends up with: the layers merged, then every `null` key removed. */
 export function effectiveValues(...layers: readonly Values[]): Values {
-  return stripNulls(mergeAll(...layers));
+  // mergeAll's tree is fresh: only the maps that hold a null are copied again (not the whole tree).
+  return withoutNulls(mergeAll(...layers));
+}
+
+/** {@link stripNulls} of a tree no caller holds: maps without a null anywhere below are kept as they are. */
+function withoutNulls(values: Values): Values {
+  let out: Values | undefined;
+  const keys = Object.keys(values);
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    const value = values[key];
+    if (value === null) {
+      if (!out) {
+        out = {};
+        for (let j = 0; j < i; j += 1) out[keys[j]!] = values[keys[j]!];
+      }
+      continue;
+    }
+    const next = isValuesMap(value) ? withoutNulls(value) : value;
+    if (out) out[key] = next;
+    else if (next !== value) values[key] = next;
+  }
+  return out ?? values;
 }
 
 /** Removes keys whose value is `null`, at every depth of maps (lists are left as they are). */
@@ -110,7 +132,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /** A deep copy of maps and lists (plain loops: `Object.fromEntries` of `entries` was a tenth of `validate`). */
-function clone<T>(value: T): T {
+export function clone<T>(value: T): T {
   if (Array.isArray(value)) return value.map(clone) as T;
   if (isValuesMap(value)) {
     const out: Values = {};

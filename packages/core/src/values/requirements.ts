@@ -2,7 +2,7 @@ import { formatPath, type Issue } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
 import type { ValuesFile } from '../discovery.ts';
 import type { StrictBlock } from './chart-facts.ts';
-import { atPath, deepEqual, getPath, isValuesMap, mergeAll, type Values } from './merge.ts';
+import { clone, deepEqual, getPath, isValuesMap, mergeValues, type Values } from './merge.ts';
 
 /** A programmatic value the stack depends on; a values file may repeat it but not contradict it. */
 export interface Requirement {
@@ -20,8 +20,22 @@ export interface Forbidden {
 
 /** The values tree holding every requirement. */
 export function requirementValues(requirements: readonly Requirement[]): Values {
-  return mergeAll(...requirements.map((r) => atPath(r.path, r.value)));
+  // mergeAll of each requirement's atPath tree, built in one tree (no wrapper per requirement to copy).
+  const out: Values = {};
+  for (const { path, value } of requirements) {
+    if (path.length === 0) throw new Error('a requirement needs a non-empty path');
+    let at = out;
+    for (let i = 0; i < path.length - 1; i += 1) {
+      const key = path[i]!;
+      const next = at[key];
+      at = isValuesMap(next) ? next : (at[key] = {});
+    }
+    const last = path[path.length - 1]!;
+    at[last] = isValuesMap(at[last]) && isValuesMap(value) ? mergeValues(at[last] as Values, value) : clone(value);
+  }
+  return out;
 }
+
 
 /** Every place where `file` contradicts a requirement or sets a forbidden key. */
 export function findConflicts(file: ValuesFile | undefined, requirements: readonly Requirement[], forbidden: readonly Forbidden[] = []): Issue[] {

@@ -41,7 +41,8 @@ export function podNetwork(address: string): PodNetwork {
   try {
     ip(['link', 'add', host, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', name]);
     ip(['link', 'set', host, 'up']);
-    ip(['route', 'add', `${address}/32`, 'dev', host]);
+    // `replace`: kwok gives a new pod the address of one just deleted, whose namespace may still be going.
+    ip(['route', 'replace', `${address}/32`, 'dev', host]);
     ip(['-n', name, 'link', 'set', 'lo', 'up']);
     ip(['-n', name, 'addr', 'add', `${address}/32`, 'dev', 'eth0']);
     ip(['-n', name, 'link', 'set', 'eth0', 'up']);

@@ -22,7 +22,7 @@
  * A pod that goes (deleted, or its Deployment scaled down) has its processes stopped, its mounts and
  * its network namespace removed. `stop()` does that for every pod.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestCluster } from '../cluster.ts';
@@ -109,6 +109,8 @@ interface PodState {
   timers: NodeJS.Timeout[];
   /** The last status sent, to patch only on change. */
   sent: string;
+  /** The ports the pod's PortForward maps now (sorted, joined). */
+  forwarded: string;
 }
 
 /** Starts the runtime over a cluster started with `podLifecycle: 'runtime'`. */
@@ -146,6 +148,20 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
     if (res.status >= 300 && res.status !== 404) log(`pod ${pod.namespace}/${pod.name}: status not patched: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   };
 
+  /**
+   * kwok forwards only the ports its PortForward lists, where a kubelet forwards any port of the pod:
+   * the pod's declared ports and every port a process of it listens on (Envoy's listeners are not
+   * declared), refreshed as they open.
+   */
+  const refreshForwards = async (pod: PodState, podObject: Values) => {
+    if (pod.stopped || !pod.net) return;
+    const ports = [...new Set([...portsOf(podObject), ...listeningPorts(pod.net.name)])].sort((a, b) => a - b);
+    const key = ports.join(',');
+    if (key === pod.forwarded) return;
+    pod.forwarded = key;
+    await forward(cluster, pod.namespace, pod.name, ports.map((p) => ({ port: p, target: { address: pod.address, port: p } })));
+  };
+
   const startContainer = async (pod: PodState, state: ContainerState, podObject: Values) => {
     if (pod.stopped || !state.run) return;
     const env = { ...(await containerEnv(cluster, podObject, state.spec)), KUBERNETES_SERVICE_HOST: NODE_IP, KUBERNETES_SERVICE_PORT: apiPort, HOSTNAME: pod.name, ...state.run.env };
@@ -180,12 +196,12 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
       void patchStatus(pod);
       pod.timers.push(setTimeout(() => void startContainer(pod, state, podObject), backoff));
     });
-    void probeLoop(pod, state, child);
+    void probeLoop(pod, state, child, podObject);
     void patchStatus(pod);
   };
 
   /** Startup, then readiness and liveness, for one run of a container (ends when that run ends). */
-  const probeLoop = async (pod: PodState, state: ContainerState, child: ChildProcess) => {
+  const probeLoop = async (pod: PodState, state: ContainerState, child: ChildProcess, podObject: Values) => {
     const alive = () => state.child === child && !pod.stopped;
     const spec = state.spec;
     const period = (probe: Values | undefined, cap: number) => Math.min((probe?.periodSeconds ?? 10) * 1000, cap);
@@ -227,6 +243,7 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
           return;
         }
       }
+      await refreshForwards(pod, podObject).catch((error) => log(`pod ${pod.namespace}/${pod.name}: port-forward not updated: ${(error as Error).message}`));
       await sleep(period(readiness, 2000));
     }
   };
@@ -239,7 +256,7 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
     });
     const dir = join(cluster.dir, 'pods', namespace, name);
     mkdirSync(dir, { recursive: true });
-    const pod: PodState = { uid, namespace, name, address: object.status.podIP, dir, net: null, root: null, containers: containers.map((c) => ({ ...c, logFile: join(dir, `${c.spec.name}.log`) })), stopped: false, timers: [], sent: '' };
+    const pod: PodState = { uid, namespace, name, address: object.status.podIP, dir, net: null, root: null, containers: containers.map((c) => ({ ...c, logFile: join(dir, `${c.spec.name}.log`) })), stopped: false, timers: [], sent: '', forwarded: '' };
     pods.set(uid, pod);
     const real = pod.containers.filter((c) => c.run);
     if (real.length === 0) {
@@ -254,7 +271,7 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
       pod.root = await podRoot(cluster, object, real.map((c) => c.spec), join(dir, 'fs'), options);
       log(`pod ${namespace}/${name}: real at ${pod.address} (${real.map((c) => c.spec.name).join(', ')})`);
       // verify reaches the pod's ports through kwok's port-forward, and runs `test` in its root.
-      await forward(cluster, namespace, name, portsOf(object).map((p) => ({ port: p, target: { address: pod.address, port: p } })));
+      await refreshForwards(pod, object);
       await applyObjects(cluster, [{ apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'Exec', metadata: { name, namespace }, spec: { execs: [{ local: { workDir: pod.root.root } }] } }]);
       for (const state of real) await startContainer(pod, state, object);
     } catch (error) {
@@ -346,6 +363,17 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   try {
     if (child.pid) process.kill(-child.pid, signal);
   } catch {}
+}
+
+/** The TCP ports something listens on in a network namespace (`ss -ltn`). */
+function listeningPorts(netns: string): number[] {
+  const run = spawnSync('ip', ['netns', 'exec', netns, 'ss', '-ltnH'], { encoding: 'utf8' });
+  if (run.status !== 0) return [];
+  return run.stdout
+    .split('\n')
+    .map((line) => /:(\d+)\s/.exec(line.trim().split(/\s+/)[3] + ' ')?.[1])
+    .filter((p): p is string => p !== undefined)
+    .map(Number);
 }
 
 function portsOf(pod: Values): number[] {

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { issuesOf, llmdModel, stackFile, tempRepo } from '../../../test/helpers.ts';
 import { accessPlan, apiKeyProblem, describeAccess, htpasswd, jwksProblem, openModelsWarning } from './index.ts';
@@ -6,6 +7,7 @@ import { loadStackConfigFromMap, parseStackFile } from '../../stack.ts';
 import { planDeployment } from '../../plan.ts';
 import { Secret, isSecret } from '../../secret.ts';
 
+const RANDOM_KEY = 'q2N8vZr5Tb1WkXe7Jf3Lh0Ys9Pc4Mg6Ud+Ao/Ri1Ekw=';
 const JWKS = JSON.stringify({ keys: [{ kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: 'k1' }] });
 
 
@@ -132,15 +134,90 @@ describe('key hashes and checks', () => {
   });
 
   it('refuses short or unsendable keys by name only', () => {
-    expect(apiKeyProblem('ci', 'short')).toBe('app-serving:apiKeys.ci is shorter than 24 characters: the gateway keeps its SHA-1, so the key must be unguessable (e.g. openssl rand -base64 32)');
-    expect(apiKeyProblem('ci', `${'x'.repeat(30)} y`)).toBe('app-serving:apiKeys.ci holds white space or control characters: clients cannot send it in a header');
-    expect(apiKeyProblem('ci', 'x'.repeat(24))).toBeNull();
+    expect(apiKeyProblem('ci', 'short')).toBe('app-serving:apiKeys.ci is shorter than 24 characters: the gateway keeps its SHA-1, so the key must be unguessable (make a random key, e.g. openssl rand -base64 32)');
+    expect(apiKeyProblem('ci', `${RANDOM_KEY} y`)).toBe(
+      'app-serving:apiKeys.ci holds white space, a control, format or separator character (such as U+0085, U+200B, U+2028): clients cannot send it in a header, and a terminal does not show it (make a random key, e.g. openssl rand -base64 32)',
+    );
+    expect(apiKeyProblem('ci', RANDOM_KEY)).toBeNull();
+  });
+
+  // m13: what the third hostile round found accepted.
+  it.each([
+    ['24 × "a"', 'a'.repeat(24), 'it repeats a character or a block'],
+    ['a common password and digits', 'password1234567890123456', 'it holds a run of the alphabet or of digits'],
+    ['a keyboard row', 'qwertyuiopasdfghjklzxcvbnm', 'it holds a walk along the keyboard'],
+    ['a repeated word with substitutions', 'P@ssw0rd!P@ssw0rd!P@ssw0rd!', 'it holds a common word or password'],
+    ['a block repeated', 'Xk9-Xk9-Xk9-Xk9-Xk9-Xk9-Xk9-', 'it repeats a character or a block'],
+    ['24 hexadecimal digits (96 bits)', '0f3a9c1b7e2d4a6c8b0e1f2a', 'it draws on too few different characters'],
+    ['the key name, repeated', 'production-production-production', 'it holds a common word or password'],
+  ])('refuses %s, saying why, never the key', (_what, key, why) => {
+    const problem = apiKeyProblem('ci', key)!;
+    expect(problem).toMatch(new RegExp(`^app-serving:apiKeys\\.ci is too easy to guess: ${why.replace(/[()]/g, '\\$&')} \\(about \\d+ bits; at least 112 are needed, as the gateway keeps its SHA-1 unsalted\\) — make a random key, e\\.g\\. openssl rand -base64 32$`));
+    for (let i = 0; i + 4 <= key.length; i += 1) expect(problem).not.toContain(key.slice(i, i + 4));
+  });
+
+  it('counts characters as code points, and refuses invisible ones (U+0085, U+200B, U+2028, a lone surrogate)', () => {
+    expect(apiKeyProblem('ci', '😀'.repeat(12))).toMatch(/is shorter than 24 characters/);
+    for (const c of ['\u0085', '\u200b', '\u2028', '\u00a0', '\ud800', '\u202e']) expect(apiKeyProblem('ci', `${RANDOM_KEY.slice(0, 20)}${c}${RANDOM_KEY.slice(20)}`), JSON.stringify(c)).toMatch(/holds white space, a control, format or separator character/);
+  });
+
+  it('property: keys made as the docs say (openssl rand -base64 24 and more, -hex 16 and more) pass; weak shapes of any length fail', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 18, max: 64 }), fc.constantFrom('base64', 'base64url', 'hex'), (bytes, encoding) => {
+        const key = randomBytes(encoding === 'hex' ? Math.max(bytes, 16) : bytes).toString(encoding as BufferEncoding);
+        expect(apiKeyProblem('ci', key)).toBeNull();
+      }),
+      { seed: 34, numRuns: 500 },
+    );
+    const weak = fc.oneof(
+      fc.tuple(fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }), fc.integer({ min: 24, max: 300 })).map(([c, n]) => c.repeat(n)),
+      fc.tuple(fc.string({ unit: 'grapheme-ascii', minLength: 2, maxLength: 6 }), fc.integer({ min: 8, max: 60 })).map(([block, n]) => block.repeat(n)),
+      fc.tuple(fc.constantFrom('password', 'admin', 'secret', 'changeme', 'letmein', 'qwerty'), fc.integer({ min: 3, max: 20 })).map(([word, n]) => `${word}${'0123456789'.repeat(n)}`),
+      fc.integer({ min: 24, max: 200 }).map((n) => 'abcdefghijklmnopqrstuvwxyz'.repeat(10).slice(0, n)),
+    );
+    fc.assert(
+      fc.property(weak, (key) => {
+        expect(apiKeyProblem('ci', key)).toMatch(/is too easy to guess|is shorter than|holds white space/);
+      }),
+      { seed: 34, numRuns: 500 },
+    );
   });
 
   it('accepts a public JWKS only', () => {
     expect(jwksProblem(JWKS)).toBeNull();
-    expect(jwksProblem('{')).toBe('is not JSON: give the JWKS document, {"keys": [...]}');
+    expect(jwksProblem('{')).toBe('is not strict JSON: an object member without a quoted name, at character 2 — give the JWKS document, {"keys": [...]}');
     expect(jwksProblem('{"keys":[]}')).toBe('must be a JWKS document: {"keys": [{"kty": …}, …]} with at least one key');
     expect(jwksProblem(JSON.stringify({ keys: [{ kty: 'RSA', n: 'x', e: 'AQAB', d: 'private' }] }))).toMatch(/^holds a private or symmetric key/);
+  });
+
+  // m12: each way the third hostile round got a private key past the check.
+  const PUBLIC = '{"kty":"RSA","n":"0vx7agoebGcQSuu","e":"AQAB","kid":"k1"}';
+  const PRIVATE = '{"kty":"RSA","n":"0vx7agoebGcQSuu","e":"AQAB","d":"X4cTteJY_gn4FYPs","kid":"k1"}';
+  it.each([
+    ['a duplicate "keys", the private one first', `{"keys":[${PRIVATE}],"keys":[${PUBLIC}]}`, 'is not strict JSON: the member "keys" twice in one object (readers disagree on which one counts), at character 92 — give the JWKS document, {"keys": [...]}'],
+    ['a duplicate "d" inside a key', '{"keys":[{"kty":"RSA","n":"x","e":"AQAB","d":"a","d":"b"}]}', 'is not strict JSON: the member "d" twice in one object (readers disagree on which one counts), at character 50 — give the JWKS document, {"keys": [...]}'],
+    ['a private key under another top-level member', `{"keys":[${PUBLIC}],"backup":[${PRIVATE}]}`, 'has members besides "keys" ("backup"): a JWKS holds its keys under "keys" only — remove them'],
+    ['"d" inside "oth"', '{"keys":[{"kty":"RSA","n":"x","e":"AQAB","oth":[{"r":"a","d":"b","t":"c"}]}]}', 'holds a private or symmetric key (keys[0] has "oth"): give only the public keys, the gateway needs no more'],
+    ['"__proto__" holding "d"', `{"keys":[{"kty":"RSA","n":"x","e":"AQAB","__proto__":{"d":"secret"}}]}`, 'is not strict JSON: a member named "__proto__" (a JavaScript reader may take it for the prototype), at character 42 — give the JWKS document, {"keys": [...]}'],
+    ['"d" nested in an unknown member', '{"keys":[{"kty":"EC","crv":"P-256","x":"a","y":"b","extra":{"d":"c"}}]}', 'holds a private or symmetric key (keys[0] has "d"): give only the public keys, the gateway needs no more'],
+    ['a symmetric key', '{"keys":[{"kty":"oct","k":"GawgguFyGrWKav7AX4VKUg"}]}', 'holds a private or symmetric key (keys[0] has "k"): give only the public keys, the gateway needs no more'],
+    ['trailing text', `{"keys":[${PUBLIC}]} {"keys":[${PRIVATE}]}`, 'is not strict JSON: more after the JSON value, at character 70 — give the JWKS document, {"keys": [...]}'],
+  ])('refuses %s', (_what, text, problem) => {
+    expect(jwksProblem(text)).toBe(problem);
+  });
+
+  it('property: any JWKS holding a private member at any depth of any key is refused; the message never holds key material', () => {
+    const member = fc.constantFrom('d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k');
+    fc.assert(
+      fc.property(member, fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4 }), (name, depth, count) => {
+        let inner: Record<string, unknown> = { [name]: 'S3CRET-MATERIAL' };
+        for (let i = 0; i < depth; i += 1) inner = { [`m${i}`]: i % 2 ? [inner] : inner };
+        const keys = Array.from({ length: count }, (_, i) => (i === count - 1 ? { kty: 'RSA', n: 'x', e: 'AQAB', ...inner } : { kty: 'EC', crv: 'P-256', x: 'a', y: 'b' }));
+        const problem = jwksProblem(JSON.stringify({ keys }));
+        expect(problem).toMatch(/^holds a private or symmetric key/);
+        expect(problem).not.toContain('S3CRET');
+      }),
+      { seed: 34, numRuns: 300 },
+    );
   });
 });

@@ -1,4 +1,6 @@
+import { readUpstreamYaml } from '@app-serving/test-cluster';
 import { describe, expect, it } from 'vitest';
+import { AUTOSCALING_LIMITS } from './facts.ts';
 import {
   autoscalingProblems,
   kserveScaling,
@@ -9,7 +11,8 @@ import {
   type AutoscalingPlanInput,
 } from './index.ts';
 import { KSERVE_AUTOSCALER_KEYS } from '../../kserve/facts.ts';
-import { GAIE_EPP_METRICS, MODELSERVICE_AUTOSCALER_KEYS } from '../../upstream/2026-02.ts';
+import { GAIE_EPP_METRICS, GAIE_NO_REQUEST_BUFFERING, MODELSERVICE_AUTOSCALER_KEYS } from '../../upstream/2026-02.ts';
+import { ROUTER_EMBEDDER_NO_BUFFERING, ROUTER_EPP_METRICS, ROUTER_REQUEST_BUFFERING } from '../../upstream/2026-08/facts.ts';
 import { applyPatches, patchResourceOptions } from '../../patches.ts';
 import { parseYaml } from '../../yaml-source.ts';
 import type { ValuesFile } from '../../discovery.ts';
@@ -64,8 +67,9 @@ describe('signalQuery', () => {
 
 describe('planAutoscaling', () => {
   it('plans one ScaledObject per Deployment, named after it, with the Prometheus trigger and the cool-down on both paths', () => {
-    const plan = planAutoscaling({ ...input, settings: { minReplicas: 0, maxReplicas: 4, cooldown: '2m', pollingInterval: '5s', target: 3 } });
+    const plan = planAutoscaling({ ...input, settings: { minReplicas: 1, maxReplicas: 4, cooldown: '2m', pollingInterval: '5s', target: 3 } });
     expect(plan.initialReplicas).toBe(1);
+    expect(plan.targets[0]!.wake).toEqual([]);
     expect(plan.patches).toEqual([{ kind: 'autoscaled-replicas', deployment: 'ms-qwen-llm-d-modelservice-decode' }]);
     const scaled = plan.objects.filter((o) => o.kind === 'ScaledObject');
     expect(scaled).toEqual([
@@ -75,7 +79,7 @@ describe('planAutoscaling', () => {
         metadata: { name: 'ms-qwen-llm-d-modelservice-decode', namespace: 'llm-d-qwen', labels: { 'app.kubernetes.io/managed-by': 'app-serving', 'llm-d.ai/model': 'qwen' } },
         spec: {
           scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'ms-qwen-llm-d-modelservice-decode' },
-          minReplicaCount: 0,
+          minReplicaCount: 1,
           maxReplicaCount: 4,
           pollingInterval: 5,
           cooldownPeriod: 120,
@@ -97,6 +101,31 @@ describe('planAutoscaling', () => {
         },
       },
     ]);
+  });
+
+  it("at zero (the Router's flow control holds the requests): wakes on the flow-control queue and stays up while requests run", () => {
+    const router = { ...input, epp: { pool: 'router-qwen', deployment: 'router-qwen-epp', podLabels: { 'llm-d-router-gateway': 'router-qwen-epp' }, metricsPort: 'metrics', metrics: ROUTER_EPP_METRICS, monitoredByChart: false } };
+    const plan = planAutoscaling({ ...router, settings: { minReplicas: 0, maxReplicas: 4, target: 3 } });
+    expect(plan.initialReplicas).toBe(1);
+    const triggers = (plan.objects.find((o) => o.kind === 'ScaledObject') as any).spec.triggers;
+    expect(triggers.map((t: any) => [t.name, t.metricType, t.metadata.query, t.metadata.threshold, t.metadata.activationThreshold])).toEqual([
+      ['queue-depth', 'AverageValue', 'sum(vllm:num_requests_waiting{namespace="llm-d-qwen",pod=~"ms-qwen-llm-d-modelservice-decode-[a-z0-9]+-[a-z0-9]+"})', '3', '0'],
+      // 0 → 1 when a request waits in the EPP; from 1 up, 3 waiting per replica (the model's target).
+      ['epp-flow-control', 'AverageValue', 'sum(llm_d_epp_flow_control_queue_size{namespace="llm-d-qwen",inference_pool="router-qwen"})', '3', '0'],
+      // Up while the EPP has a request running; never more than one replica from it.
+      ['epp-running', 'AverageValue', 'clamp_max(sum(llm_d_epp_request_running{namespace="llm-d-qwen",pod=~"router-qwen-epp-[a-z0-9]+-[a-z0-9]+"}), 1)', '1', '0'],
+    ]);
+    expect(plan.targets[0]!.wake.map((w) => w.name)).toEqual(['epp-flow-control', 'epp-running']);
+    // A KV-cache signal: the flow-control queue wakes it with the default queue target.
+    const kv = planAutoscaling({ ...router, settings: { minReplicas: 0, maxReplicas: 4, signal: 'kv-cache' } });
+    expect(kv.targets[0]!.wake[0]!.threshold).toBe(5);
+    // The dashboard shows the flow-control queue and the running requests.
+    const dashboard = JSON.stringify(plan.objects.find((o) => o.kind === 'ConfigMap'));
+    expect(dashboard).toContain('llm_d_epp_flow_control_queue_size');
+    expect(dashboard).toContain('llm_d_epp_request_running');
+    // Without an EPP with flow control, a model cannot be planned at zero (the rules refuse it first).
+    expect(() => planAutoscaling({ ...input, settings: { minReplicas: 0, maxReplicas: 4 } })).toThrow(/flow control/);
+    expect(() => planAutoscaling({ ...router, epp: null, settings: { minReplicas: 0, maxReplicas: 4 } })).toThrow(/flow control/);
   });
 
   it("creates PodMonitors for vLLM's /metrics and the EPP's, with the Prometheus's selector labels, unless a chart's own monitor is on", () => {
@@ -152,17 +181,20 @@ describe('the autoscaled-replicas patch', () => {
 });
 
 describe('autoscalingProblems', () => {
-  const llmd = { platform: 'llm-d' as const, requestBuffering: null, noEpp: null };
-  it('refuses min above max, scale to zero where no request can wait, EPP signals without an EPP, a KV-cache target above 1', () => {
+  const llmd = { platform: 'llm-d' as const, requestBuffering: GAIE_NO_REQUEST_BUFFERING, noEpp: null };
+  it('refuses min above max, scale to zero where no request can wait (each set its own reason), EPP signals without an EPP, a KV-cache target above 1', () => {
     expect(autoscalingProblems({ minReplicas: 3, maxReplicas: 2 }, llmd).map((p) => p.key)).toEqual(['minReplicas']);
-    expect(autoscalingProblems({ minReplicas: 0, maxReplicas: 2 }, llmd)[0]!.message).toMatch(/answers 503.*set minReplicas: 1/);
-    expect(autoscalingProblems({ minReplicas: 0, maxReplicas: 2 }, { ...llmd, requestBuffering: "the EPP's flow-control queue" })).toEqual([]);
+    expect(autoscalingProblems({ minReplicas: 0, maxReplicas: 2 }, llmd)[0]!.message).toMatch(/GAIE v1\.2's EPP answers 503.*set minReplicas: 1 or more, or move the model to the 2026-08 set/);
+    expect(autoscalingProblems({ minReplicas: 0, maxReplicas: 2 }, { ...llmd, requestBuffering: ROUTER_REQUEST_BUFFERING })).toEqual([]);
+    const embedder = autoscalingProblems({ minReplicas: 0, maxReplicas: 2 }, { ...llmd, requestBuffering: ROUTER_EMBEDDER_NO_BUFFERING })[0]!.message;
+    expect(embedder).toMatch(/^is 0, but an embedding model's requests go through its Service straight to the pods, not through the Router's EPP/);
+    expect(embedder).not.toMatch(/GAIE/);
     expect(autoscalingProblems({ maxReplicas: 2, signal: 'epp-queue' }, { ...llmd, noEpp: 'no EPP' })[0]).toMatchObject({ key: 'signal' });
     expect(autoscalingProblems({ maxReplicas: 2, signal: 'kv-cache', target: 80 }, llmd)[0]).toMatchObject({ key: 'target' });
   });
 
   it("holds KServe to its CRD: no scale to zero, and no signal, target or polling of ours (WVA chooses)", () => {
-    const kserve = { platform: 'kserve' as const, requestBuffering: null, noEpp: null };
+    const kserve = { platform: 'kserve' as const, requestBuffering: GAIE_NO_REQUEST_BUFFERING, noEpp: null };
     expect(autoscalingProblems({ minReplicas: 0, maxReplicas: 2, signal: 'kv-cache', target: 0.5, pollingInterval: '5s', cooldown: '1m' }, kserve).map((p) => p.key)).toEqual([
       'minReplicas',
       'signal',
@@ -287,5 +319,50 @@ describe('the Grafana dashboard', () => {
       'KV-cache utilisation (vLLM, per pod)',
       'EPP pool averages',
     ]);
+  });
+});
+
+describe('values Kubernetes or KEDA would refuse later are refused now (M7)', () => {
+  const llmd = { platform: 'llm-d' as const, requestBuffering: GAIE_NO_REQUEST_BUFFERING, noEpp: null };
+  const kserve = { platform: 'kserve' as const, requestBuffering: GAIE_NO_REQUEST_BUFFERING, noEpp: null };
+  it('cooldown: at most 1h (the HPA\'s scale-down window), on llm-d and KServe', () => {
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '1h' }, llmd)).toEqual([]);
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '60m' }, kserve)).toEqual([]);
+    for (const platform of [llmd, kserve]) {
+      expect(autoscalingProblems({ maxReplicas: 2, cooldown: '3601s' }, platform)).toEqual([
+        {
+          key: 'cooldown',
+          message:
+            "is 3601s (3601 s), more than the HPA's scale-down stabilization window allows: at most 1h (3600 s) (Kubernetes pkg/apis/autoscaling/validation MaxStabilizationWindowSeconds; KEDA v2.20 ScaledObject CRD) — use at most 1h",
+        },
+      ]);
+    }
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '596h' }, llmd)[0]!.message).toMatch(/^is 596h \(2145600 s\), more than/);
+    expect(autoscalingProblems({ maxReplicas: 2, cooldown: '99999999999999999999h' }, llmd)[0]!.message).toMatch(/^is 99999999999999999999h, more than the HPA's/);
+  });
+
+  it('pollingInterval: an int32 of seconds; target: at least 0.001', () => {
+    expect(autoscalingProblems({ maxReplicas: 2, pollingInterval: '596523h14m7s' }, llmd)).toEqual([]);
+    expect(autoscalingProblems({ maxReplicas: 2, pollingInterval: '99999999h' }, llmd)).toEqual([
+      {
+        key: 'pollingInterval',
+        message: "is 99999999h (359999996400 s), more than KEDA's pollingInterval (an int32 of seconds) allows: at most 596523h14m7s (2147483647 s) (KEDA v2.20 ScaledObject CRD, format int32) — use at most 596523h14m7s",
+      },
+    ]);
+    expect(autoscalingProblems({ maxReplicas: 2, target: 0.001 }, llmd)).toEqual([]);
+    expect(autoscalingProblems({ maxReplicas: 2, target: 1e-300 }, llmd)).toEqual([
+      { key: 'target', message: 'is 1e-300, less than 0.001: KEDA hands the target to the HPA with three decimals (v2.20 pkg/scalers/scaler.go, %.3f), so it would be 0, which the HPA refuses — use at least 0.001' },
+    ]);
+  });
+
+  it('the limits are those of KEDA v2.20.2\'s ScaledObject CRD', () => {
+    const [crd] = readUpstreamYaml('current/crds/keda-v2.20.2-keda.sh_scaledobjects.yaml') as any[];
+    const spec = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    expect(spec.pollingInterval).toMatchObject({ type: 'integer', format: 'int32', minimum: 1 });
+    expect(spec.cooldownPeriod).toMatchObject({ type: 'integer', format: 'int32', minimum: 0 });
+    const scaleDown = spec.advanced.properties.horizontalPodAutoscalerConfig.properties.behavior.properties.scaleDown.properties.stabilizationWindowSeconds;
+    expect(scaleDown).toMatchObject({ type: 'integer', format: 'int32' });
+    expect(scaleDown.description).toContain(`less than or equal to ${AUTOSCALING_LIMITS.cooldownSeconds.seconds} (one hour)`);
+    expect(AUTOSCALING_LIMITS.pollingIntervalSeconds.seconds).toBe(2 ** 31 - 1);
   });
 });

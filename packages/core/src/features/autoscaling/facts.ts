@@ -22,6 +22,26 @@ export { AUTOSCALING_SIGNALS } from '../../constants.ts';
  */
 export const AUTOSCALING_DEFAULTS = { minReplicas: 1, signal: 'queue-depth', cooldown: '5m', pollingInterval: '15s' } as const;
 
+/**
+ * What the API server and KEDA accept of the values a model's autoscaling becomes, each with its
+ * source (a test holds them against KEDA v2.20.2's ScaledObject CRD and the real API server):
+ * - `cooldown` becomes the HPA's scale-down `stabilizationWindowSeconds` (llm-d: KEDA's
+ *   `advanced.horizontalPodAutoscalerConfig`; KServe v0.18: `wva.hpa`), which Kubernetes caps at
+ *   3600 s (`pkg/apis/autoscaling/validation`, `MaxStabilizationWindowSeconds`; KEDA's CRD says
+ *   "less than or equal to 3600 (one hour)"), and KEDA's `cooldownPeriod`, an int32;
+ * - `pollingInterval` becomes KEDA's `pollingInterval`, an int32 of at least 1 (the API server does not
+ *   enforce the CRD's `format: int32` and stores more; KEDA's operator, whose Go field is an int32,
+ *   cannot decode it);
+ * - `target` becomes the trigger's `threshold`, which KEDA hands the HPA with three decimals
+ *   (v2.20 `pkg/scalers/scaler.go`, `quantityFromFloat64`: `%.3f`): below 0.001 it is 0, a target
+ *   the HPA refuses.
+ */
+export const AUTOSCALING_LIMITS = {
+  cooldownSeconds: { seconds: 3600, what: "the HPA's scale-down stabilization window", source: 'Kubernetes pkg/apis/autoscaling/validation MaxStabilizationWindowSeconds; KEDA v2.20 ScaledObject CRD' },
+  pollingIntervalSeconds: { seconds: 2_147_483_647, what: "KEDA's pollingInterval (an int32 of seconds)", source: 'KEDA v2.20 ScaledObject CRD, format int32' },
+  minTarget: 0.001,
+} as const;
+
 /** The target per replica of each signal when the stack names none. */
 export const DEFAULT_TARGETS: Readonly<Record<AutoscalingSignal, number>> = { 'queue-depth': 5, 'kv-cache': 0.8, 'epp-queue': 5, 'epp-kv-cache': 0.8 };
 

@@ -5,7 +5,7 @@
 import type { AutoscalingSignal } from '../../config/types.ts';
 import type { KubernetesObject } from '../../patches.ts';
 import { KEDA_API_VERSION, PROMETHEUS_OPERATOR_API_VERSION, SCRAPE_INTERVAL, VLLM_METRICS, type EppMetricFacts } from './facts.ts';
-import type { AutoscalingPlan, SignalQuery } from './plan.ts';
+import type { AutoscalingPlan, SignalQuery, WakeTrigger } from './plan.ts';
 
 /** What a ScaledObject is built from. */
 export interface ScaledObjectArgs {
@@ -21,6 +21,8 @@ export interface ScaledObjectArgs {
   readonly query: SignalQuery;
   readonly threshold: number;
   readonly signal: AutoscalingSignal;
+  /** The triggers that wake the Deployment from zero (a model at zero), after the signal's. */
+  readonly wake?: readonly WakeTrigger[];
   readonly auth?: { readonly modes: 'bearer' | 'basic'; readonly triggerAuthentication: string };
 }
 
@@ -33,6 +35,20 @@ export interface ScaledObjectArgs {
  * HPA's scale-down window is the cool-down too, so a replica is never removed on a short dip.
  */
 export function scaledObjectManifest(args: ScaledObjectArgs): KubernetesObject {
+  const trigger = (name: string, query: SignalQuery, threshold: number) => ({
+    type: 'prometheus',
+    name,
+    metricType: query.metricType,
+    metadata: {
+      serverAddress: args.serverAddress,
+      query: query.query,
+      threshold: String(threshold),
+      activationThreshold: '0',
+      ignoreNullValues: 'true',
+      ...(args.auth && { authModes: args.auth.modes }),
+    },
+    ...(args.auth && { authenticationRef: { name: args.auth.triggerAuthentication } }),
+  });
   return {
     apiVersion: KEDA_API_VERSION,
     kind: 'ScaledObject',
@@ -44,22 +60,7 @@ export function scaledObjectManifest(args: ScaledObjectArgs): KubernetesObject {
       pollingInterval: args.pollingIntervalSeconds,
       cooldownPeriod: args.cooldownSeconds,
       advanced: { horizontalPodAutoscalerConfig: { behavior: { scaleDown: { stabilizationWindowSeconds: args.cooldownSeconds } } } },
-      triggers: [
-        {
-          type: 'prometheus',
-          name: args.signal,
-          metricType: args.query.metricType,
-          metadata: {
-            serverAddress: args.serverAddress,
-            query: args.query.query,
-            threshold: String(args.threshold),
-            activationThreshold: '0',
-            ignoreNullValues: 'true',
-            ...(args.auth && { authModes: args.auth.modes }),
-          },
-          ...(args.auth && { authenticationRef: { name: args.auth.triggerAuthentication } }),
-        },
-      ],
+      triggers: [trigger(args.signal, args.query, args.threshold), ...(args.wake ?? []).map((w) => trigger(w.name, w.query, w.threshold))],
     },
   };
 }
@@ -113,7 +114,15 @@ export const GRAFANA_DASHBOARD_LABEL = 'grafana_dashboard';
  * variable): the signal against its target, vLLM's waiting and running requests and KV cache per
  * pod, the EPP pool's averages, and the replicas the HPA holds (kube-state-metrics).
  */
-export function grafanaDashboard(args: { slug: string; namespace: string; plan: Pick<AutoscalingPlan, 'targets' | 'target' | 'signal' | 'minReplicas' | 'maxReplicas'>; pool?: string | undefined; eppMetrics?: EppMetricFacts | undefined }): Record<string, unknown> {
+export function grafanaDashboard(args: {
+  slug: string;
+  namespace: string;
+  plan: Pick<AutoscalingPlan, 'targets' | 'target' | 'signal' | 'minReplicas' | 'maxReplicas'>;
+  pool?: string | undefined;
+  eppMetrics?: EppMetricFacts | undefined;
+  /** The EPP's Deployment, whose pods export the running requests (an EPP with flow control). */
+  eppDeployment?: string | undefined;
+}): Record<string, unknown> {
   const ds = { type: 'prometheus', uid: '${datasource}' };
   const ns = promString(args.namespace);
   const panel = (id: number, title: string, exprs: { expr: string; legend: string }[], y: number, x: number, unit = 'short') => ({
@@ -148,6 +157,14 @@ export function grafanaDashboard(args: { slug: string; namespace: string; plan: 
             { expr: `${epp.queue}{namespace="${ns}",${epp.poolLabel}="${promString(args.pool)}"}`, legend: 'average queue' },
             { expr: `${epp.kvCache}{namespace="${ns}",${epp.poolLabel}="${promString(args.pool)}"}`, legend: 'average KV cache' },
           ], 16, 0),
+          ...(epp.flowControl
+            ? [
+                panel(6, 'EPP flow control: requests waiting (wake from zero) and running', [
+                  { expr: `sum(${epp.flowControl.queue}{namespace="${ns}",${epp.flowControl.poolLabel}="${promString(args.pool)}"})`, legend: 'waiting in the flow-control queue' },
+                  ...(args.eppDeployment ? [{ expr: `sum(${epp.flowControl.running}{namespace="${ns}",pod=~"${promRegexLiteral(args.eppDeployment)}-[a-z0-9]+-[a-z0-9]+"})`, legend: 'running' }] : []),
+                ], 16, 12),
+              ]
+            : []),
         ]
       : []),
   ];

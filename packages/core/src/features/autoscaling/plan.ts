@@ -83,6 +83,23 @@ export function signalQuery(signal: AutoscalingSignal, source: SignalSource): Si
   }
 }
 
+/**
+ * A trigger that wakes a model from zero and keeps it up while it serves (a model whose
+ * `minReplicas` is 0; the EPP's flow control holds its requests meanwhile), beside the model's own
+ * signal. llm-d's KEDA recipe (llm-d/llm-d `guides/workload-autoscaling/keda-epp`) scales on the same
+ * two gauges:
+ * - `epp-flow-control`: requests waiting in the flow-control queue, summed (`AverageValue`): above 0
+ *   KEDA activates the Deployment (0 → 1); from 1 up, ⌈waiting ÷ threshold⌉ replicas — with flow
+ *   control on, the overflow waits in the EPP rather than in vLLM's queue;
+ * - `epp-running`: whether the EPP has a request in flight (`clamp_max(…, 1)`, `AverageValue` 1):
+ *   keeps the model above zero while it serves, and never asks for more than one replica.
+ */
+export interface WakeTrigger {
+  readonly name: 'epp-flow-control' | 'epp-running';
+  readonly query: SignalQuery;
+  readonly threshold: number;
+}
+
 /** The objects (and their names) of a model's autoscaling, built by {@link planAutoscaling}. */
 export interface AutoscalingPlan extends ResolvedAutoscaling {
   /** The replicas each Deployment starts with before the autoscaler takes over: `max(minReplicas, 1)`. */
@@ -96,7 +113,14 @@ export interface AutoscalingPlan extends ResolvedAutoscaling {
     readonly triggerAuthentication: string | null;
   };
   /** Each autoscaled Deployment, its ScaledObject and the query it follows. */
-  readonly targets: readonly { readonly role: 'decode' | 'prefill'; readonly deployment: string; readonly scaledObject: string; readonly query: SignalQuery }[];
+  readonly targets: readonly {
+    readonly role: 'decode' | 'prefill';
+    readonly deployment: string;
+    readonly scaledObject: string;
+    readonly query: SignalQuery;
+    /** The triggers that wake the Deployment from zero ({@link WakeTrigger}); empty when minReplicas ≥ 1. */
+    readonly wake: readonly WakeTrigger[];
+  }[];
   /** The PodMonitors app-serving creates (a chart's own monitor stands in for one when it is on). */
   readonly monitors: readonly string[];
   /** The ConfigMap holding the model's Grafana dashboard (label `grafana_dashboard: "1"`). */
@@ -120,6 +144,8 @@ export interface AutoscalingPlanInput {
   /** The EPP: its InferencePool, its pods' labels and metrics port; null for a model without one in its path. */
   readonly epp: {
     readonly pool: string;
+    /** The EPP's Deployment (its pods are `<deployment>-<hash>-<id>`): where a model at zero reads the running requests. */
+    readonly deployment?: string | undefined;
     readonly podLabels: Readonly<Record<string, string>>;
     readonly metricsPort: string | number;
     readonly metrics: EppMetricFacts;
@@ -152,9 +178,10 @@ export function planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan {
     monitors.push(names.eppMonitor);
     objects.push(podMonitorManifest({ name: names.eppMonitor, namespace: input.namespace, labels: monitorLabels, selector: input.epp.podLabels, port: input.epp.metricsPort, path: '/metrics' }));
   }
+  const wake = resolved.minReplicas === 0 ? wakeTriggers(resolved, input) : [];
   const targets = input.targets.map((target) => {
     const query = signalQuery(resolved.signal, { namespace: input.namespace, deployment: target.deployment, pool: input.epp?.pool, eppMetrics: input.epp?.metrics });
-    return { ...target, scaledObject: target.deployment, query };
+    return { ...target, scaledObject: target.deployment, query, wake };
   });
   for (const target of targets) {
     objects.push(
@@ -171,11 +198,12 @@ export function planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan {
         query: target.query,
         threshold: resolved.target,
         signal: resolved.signal,
+        wake: target.wake,
         ...(auth && { auth: { modes: auth, triggerAuthentication: names.triggerAuthentication } }),
       }),
     );
   }
-  const dashboard = grafanaDashboard({ slug: input.slug, namespace: input.namespace, plan: { ...resolved, targets }, pool: input.epp?.pool, eppMetrics: input.epp?.metrics });
+  const dashboard = grafanaDashboard({ slug: input.slug, namespace: input.namespace, plan: { ...resolved, targets }, pool: input.epp?.pool, eppMetrics: input.epp?.metrics, eppDeployment: input.epp?.deployment });
   objects.push(dashboardConfigMap({ name: names.dashboard, namespace: input.namespace, labels, dashboard, slug: input.slug }));
   return {
     ...resolved,
@@ -193,6 +221,27 @@ export function planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan {
     objects,
     patches: targets.map((t) => ({ kind: 'autoscaled-replicas' as const, deployment: t.deployment })),
   };
+}
+
+/**
+ * The triggers of a model at zero ({@link WakeTrigger}), read from its EPP's flow control. The rules
+ * refuse `minReplicas: 0` where the set has none; reaching here without it is a bug.
+ */
+export function wakeTriggers(resolved: Pick<ResolvedAutoscaling, 'signal' | 'target'>, input: Pick<AutoscalingPlanInput, 'slug' | 'namespace' | 'epp'>): WakeTrigger[] {
+  const epp = input.epp;
+  const flow = epp?.metrics.flowControl;
+  if (!epp || !flow || !epp.deployment) throw new Error(`model ${input.slug}: minReplicas 0 needs an EPP with flow control (its metrics and Deployment)`);
+  const namespace = `namespace="${promString(input.namespace)}"`;
+  // Waiting requests per replica: the model's own target where its signal counts waiting requests.
+  const perReplica = resolved.signal === 'queue-depth' || resolved.signal === 'epp-queue' ? resolved.target : DEFAULT_TARGETS['queue-depth'];
+  return [
+    { name: 'epp-flow-control', query: { query: `sum(${flow.queue}{${namespace},${flow.poolLabel}="${promString(epp.pool)}"})`, metricType: 'AverageValue' }, threshold: perReplica },
+    {
+      name: 'epp-running',
+      query: { query: `clamp_max(sum(${flow.running}{${namespace},pod=~"${promRegexLiteral(epp.deployment)}-[a-z0-9]+-[a-z0-9]+"}), 1)`, metricType: 'AverageValue' },
+      threshold: 1,
+    },
+  ];
 }
 
 /**

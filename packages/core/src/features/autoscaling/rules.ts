@@ -1,23 +1,27 @@
-import { CATEGORIES } from '../../constants.ts';
+import { CATEGORIES, type Category, type Upstream } from '../../constants.ts';
 import type { StackConfig } from '../../config/load.ts';
 import type { ModelAutoscaling } from '../../config/types.ts';
 import type { ValuesFile } from '../../discovery.ts';
 import type { Issue } from '../../errors.ts';
-import type { AutoscalerKeys } from '../../upstream/generation.ts';
+import type { AutoscalerKeys, RequestBuffering } from '../../upstream/generation.ts';
+import { GAIE_NO_REQUEST_BUFFERING } from '../../upstream/2026-02.ts';
+import { ROUTER_EMBEDDER_NO_BUFFERING, ROUTER_REQUEST_BUFFERING } from '../../upstream/2026-08/facts.ts';
+import { modelUpstream } from '../../upstream/select.ts';
 import { getPath, isValuesMap } from '../../values/merge.ts';
-import { AUTOSCALING_DEFAULTS } from './facts.ts';
+import { durationLimitProblem, durationSeconds } from '../../config/formats.ts';
+import { AUTOSCALING_DEFAULTS, AUTOSCALING_LIMITS } from './facts.ts';
 
-export type { AutoscalerKeys } from '../../upstream/generation.ts';
+export type { AutoscalerKeys, RequestBuffering } from '../../upstream/generation.ts';
 
 /** What a model's platform and upstream can do, for {@link autoscalingProblems}. */
 export interface AutoscalingCapabilities {
   /** `llm-d` (KEDA) or `kserve` (the LLMInferenceService's `scaling`, WVA). */
   readonly platform: 'llm-d' | 'kserve';
   /**
-   * Why a request can wait while the model has no replica, or null when it cannot (it fails at
-   * once): scale to zero is refused then.
+   * Whether something holds a request while the model has no replica (the set's fact): scale to
+   * zero is refused, with the set's own reason, where nothing does.
    */
-  readonly requestBuffering: string | null;
+  readonly requestBuffering: RequestBuffering;
   /** Why the model's traffic does not pass the EPP (an embedder's Service), or null when it does. */
   readonly noEpp: string | null;
 }
@@ -32,6 +36,8 @@ export interface AutoscalingProblem {
 export function autoscalingProblems(settings: ModelAutoscaling, capabilities: AutoscalingCapabilities): AutoscalingProblem[] {
   const problems: AutoscalingProblem[] = [];
   const min = settings.minReplicas ?? AUTOSCALING_DEFAULTS.minReplicas;
+  // On KServe only the cool-down is ours (signal, target and polling are refused below as unused).
+  problems.push(...limitProblems(settings).filter((p) => capabilities.platform !== 'kserve' || p.key === 'cooldown'));
   if (min > settings.maxReplicas) {
     problems.push({ key: 'minReplicas', message: `is ${min}, more than maxReplicas (${settings.maxReplicas}): raise maxReplicas or lower minReplicas` });
   }
@@ -53,11 +59,11 @@ export function autoscalingProblems(settings: ModelAutoscaling, capabilities: Au
     }
     return problems;
   }
-  if (min === 0 && capabilities.requestBuffering === null) {
+  const buffering = capabilities.requestBuffering;
+  if (min === 0 && !buffering.holds) {
     problems.push({
       key: 'minReplicas',
-      message:
-        "is 0, but nothing holds a request while the model has no replica: GAIE v1.2's EPP answers 503 at once when its pool is empty (it has no flow-control queue), so every request during a cold start would fail — set minReplicas: 1 or more (see docs/autoscaling.md, \"At zero\")",
+      message: `is 0, but ${buffering.why}, so every request during a cold start would fail — set minReplicas: 1 or more${buffering.fix ? `, ${buffering.fix}` : ''} (see docs/autoscaling.md, "At zero")`,
     });
   }
   const signal = settings.signal ?? AUTOSCALING_DEFAULTS.signal;
@@ -66,6 +72,40 @@ export function autoscalingProblems(settings: ModelAutoscaling, capabilities: Au
   }
   if ((signal === 'kv-cache' || signal === 'epp-kv-cache') && settings.target !== undefined && settings.target > 1) {
     problems.push({ key: 'target', message: `is ${settings.target}, but KV-cache utilisation is a fraction from 0 to 1: use e.g. 0.8` });
+  }
+  return problems;
+}
+
+/**
+ * What holds an llm-d model's requests while it has no replica, by set: the 2026-08 Router's flow
+ * control (not for an embedder, whose Service bypasses the EPP); nothing on 2026-02 (GAIE v1.2).
+ */
+export function requestBufferingOf(upstream: Upstream, category: Category): RequestBuffering {
+  if (upstream === '2026-02') return GAIE_NO_REQUEST_BUFFERING;
+  return category === 'embedder' ? ROUTER_EMBEDDER_NO_BUFFERING : ROUTER_REQUEST_BUFFERING;
+}
+
+/**
+ * The values the API server or KEDA would refuse later (the ScaledObject is admitted, the HPA KEDA
+ * makes from it is not, and the model never scales): cooldown, pollingInterval and target against
+ * {@link AUTOSCALING_LIMITS}, each message with the limit and its source.
+ */
+function limitProblems(settings: ModelAutoscaling): AutoscalingProblem[] {
+  const problems: AutoscalingProblem[] = [];
+  for (const [key, limit] of [
+    ['cooldown', AUTOSCALING_LIMITS.cooldownSeconds],
+    ['pollingInterval', AUTOSCALING_LIMITS.pollingIntervalSeconds],
+  ] as const) {
+    const text = settings[key];
+    const seconds = text === undefined ? undefined : durationSeconds(text);
+    const problem = text === undefined || seconds === undefined ? null : durationLimitProblem(text, seconds, limit);
+    if (problem) problems.push({ key, message: problem });
+  }
+  if (settings.target !== undefined && settings.target < AUTOSCALING_LIMITS.minTarget) {
+    problems.push({
+      key: 'target',
+      message: `is ${settings.target}, less than ${AUTOSCALING_LIMITS.minTarget}: KEDA hands the target to the HPA with three decimals (v2.20 pkg/scalers/scaler.go, %.3f), so it would be 0, which the HPA refuses — use at least ${AUTOSCALING_LIMITS.minTarget}`,
+    });
   }
   return problems;
 }
@@ -125,7 +165,7 @@ export function valuesAutoscalerConflicts(file: ValuesFile | undefined, keys: Au
  * platform can do, and the Prometheus that KEDA reads (its address, and credentials that match its
  * `auth`). Every problem, with the key path.
  */
-export function checkAutoscalingRules(config: Pick<StackConfig, 'models' | 'platform' | 'prometheus' | 'prometheusCredentials' | 'locate'>): Issue[] {
+export function checkAutoscalingRules(config: Pick<StackConfig, 'models' | 'platform' | 'upstream' | 'prometheus' | 'prometheusCredentials' | 'locate'>): Issue[] {
   const issues: Issue[] = [];
   const { locate } = config;
   const autoscaledWithoutPrometheus: string[] = [];
@@ -135,8 +175,7 @@ export function checkAutoscalingRules(config: Pick<StackConfig, 'models' | 'plat
       const platform = entry.platform ?? config.platform;
       for (const problem of autoscalingProblems(entry.autoscaling, {
         platform,
-        // GAIE v1.2's EPP holds no request while its pool is empty (no flow control): nothing buffers.
-        requestBuffering: null,
+        requestBuffering: requestBufferingOf(modelUpstream(config, entry), category),
         noEpp: category === 'embedder' && platform === 'llm-d' ? "an embedding model's requests go through its Service straight to the pods, not through the EPP" : null,
       })) {
         issues.push(locate('config.contradiction', ['models', category, index, 'autoscaling', problem.key], problem.message));

@@ -1,7 +1,7 @@
 import type { ChartRef } from '../../constants.ts';
 import type { KeyTree } from '../../values/chart-facts.ts';
 import type { Values } from '../../values/merge.ts';
-import type { AutoscalerKeys } from '../generation.ts';
+import type { AutoscalerKeys, EppMetricFacts, RequestBuffering } from '../generation.ts';
 
 /**
  * What core knows of the 2026-08 llm-d set, read from upstream at the pinned versions and held
@@ -11,7 +11,7 @@ import type { AutoscalerKeys } from '../generation.ts';
  *   `oci://ghcr.io/llm-d/charts/llm-d-router-{gateway,standalone}`): every value under `router.*`
  *   (the `routerlib` library chart, aliased `router`), the EPP `<trunc40(release)>-epp`, the
  *   InferencePool and (gateway chart) the HTTPRoute named after the release, the EPP pods labelled
- *   `llm-d-router-gateway: <epp>` or `llm-d-router-standalone: <epp>`;
+ *   `llm-d-router-gateway: <epp>` (`llm-d-router-standalone: <epp>` when the chart makes no pool);
  * - the model server: llm-d's own recipe (llm-d/llm-d `guides/recipes/modelserver/`): a plain
  *   Deployment of `vllm/vllm-openai` (whose entrypoint is `vllm serve`), port 8000, readiness and
  *   startup on `/v1/models`, liveness on `/health`; `llm-d-cuda` is deprecated in its favour
@@ -38,15 +38,86 @@ export const ROUTER_PROXY_IMAGE = 'docker.io/envoyproxy/envoy:distroless-v1.33.2
 export const ROUTER_PROXY_PORT = 8081;
 /** The routerlib's cut of the release name before `-epp` (`llm-d-router.name`: `trunc 40`). */
 export const ROUTER_EPP_BASE = 40;
-/** The label of the EPP pods, by mode (`llm-d-router.selectorLabels`). */
-export const ROUTER_EPP_SELECTOR_KEY = { gateway: 'llm-d-router-gateway', standalone: 'llm-d-router-standalone' } as const;
+/**
+ * The label of the EPP pods (`llm-d-router.selectorLabels`, value the EPP's name): chosen by
+ * `router.inferencePool.create`, not by the chart — `llm-d-router-gateway` when the chart creates the
+ * InferencePool (both charts do by default, so both modes here), `llm-d-router-standalone` when not.
+ */
+export const ROUTER_EPP_SELECTOR_KEY = { withPool: 'llm-d-router-gateway', withoutPool: 'llm-d-router-standalone' } as const;
+
+/** The EPP pods' labels for the chart's effective values. */
+export function routerEppPodLabels(epp: string, effective: Values): Record<string, string> {
+  const pool = (effective.router as Values | undefined)?.inferencePool as Values | undefined;
+  return { [pool?.create === false ? ROUTER_EPP_SELECTOR_KEY.withoutPool : ROUTER_EPP_SELECTOR_KEY.withPool]: epp };
+}
+
+/**
+ * The llm-d Router's EPP metrics, v0.10.0 (llm-d/llm-d-router `pkg/epp/metrics/llm_d_router_metrics.go`,
+ * subsystem `llm_d_epp`; `docs/metrics.md` "Inference pool", "Flow control"). v0.10 emits each also
+ * under its legacy GAIE name (`inference_pool_average_queue_size`, …, dual emission); v0.11 removes
+ * the legacy ones (llm-d-router #2675, #2826), so only these names work on both:
+ * - `llm_d_epp_average_queue_size{name}`, `llm_d_epp_average_kv_cache_utilization{name}`: the pool's
+ *   mean model-server queue and KV-cache use, `name` = the InferencePool (`--pool-name`, the release);
+ * - `llm_d_epp_flow_control_queue_size{fairness_id,priority,inference_pool,model_name,target_model_name}`:
+ *   requests held in flow control's queue (only with the `flowControl` feature gate);
+ * - `llm_d_epp_request_running{model_name,target_model_name,fairness_id,priority}`: requests in flight
+ *   (no pool label: one EPP serves one pool, its pods select it).
+ * Served on the EPP container's port `metrics` (9090) at `/metrics` (routerlib `_deployment.yaml`).
+ */
+export const ROUTER_EPP_METRICS: EppMetricFacts = {
+  queue: 'llm_d_epp_average_queue_size',
+  kvCache: 'llm_d_epp_average_kv_cache_utilization',
+  poolLabel: 'name',
+  flowControl: { queue: 'llm_d_epp_flow_control_queue_size', poolLabel: 'inference_pool', running: 'llm_d_epp_request_running' },
+};
+/** The EPP container's metrics port (routerlib `_deployment.yaml`: `name: metrics`, 9090). */
+export const ROUTER_EPP_METRICS_PORT = 'metrics';
+
+/**
+ * The EPP config's feature gate of flow control (llm-d-router v0.10.0 `pkg/epp/flowcontrol/config.go`:
+ * `FeatureGate = "flowControl"`, off by default: `cmd/epp/runner/runner.go` registers it `false`), given
+ * only in the `EndpointPickerConfig` file (`featureGates`), whose `flowControl.defaultRequestTTL`
+ * bounds a request's wait in the queue (default 60 s, `pkg/epp/flowcontrol/controller/config.go`;
+ * "Scale-to-zero deployments should raise defaultRequestTTL above the expected cold-start time",
+ * release note of #2123).
+ */
+export const ROUTER_FLOW_CONTROL = { featureGate: 'flowControl', configApiVersion: 'llm-d.ai/v1alpha1', configKind: 'EndpointPickerConfig', defaultRequestTtlSeconds: 60 } as const;
+
+/**
+ * The config file app-serving writes for an EPP whose flow control it turns on
+ * (`router.epp.pluginsCustomConfig.<file>`, selected by `router.epp.pluginsConfigFile`).
+ */
+export const ROUTER_FLOW_CONTROL_CONFIG_FILE = 'app-serving-flow-control.yaml';
+
+/**
+ * Where requests wait while a 2026-08 model has no replica: in the Router's flow-control queue, which
+ * v0.10 calls a "scale-from-zero waiting room" (`pkg/epp/flowcontrol/controller/internal/processor.go`).
+ */
+export const ROUTER_REQUEST_BUFFERING: RequestBuffering = {
+  holds: true,
+  how: "the llm-d Router's flow control (its EPP's flowControl feature gate, which app-serving turns on for a model at zero) holds requests while the model has no replica",
+};
+/** An embedding model on 2026-08: its Service bypasses the EPP, so nothing holds its requests. */
+export const ROUTER_EMBEDDER_NO_BUFFERING: RequestBuffering = {
+  holds: false,
+  why: "an embedding model's requests go through its Service straight to the pods, not through the Router's EPP, so nothing holds a request while the model has no replica",
+};
 
 /** The Router chart defaults core reasons about (routerlib `values.yaml` and the parent charts'). */
 export const ROUTER_DEFAULTS: Values = {
   router: {
-    epp: { image: { registry: 'ghcr.io/llm-d', repository: 'llm-d-router-endpoint-picker', tag: 'v0.10.0' }, replicas: 1, extProcPort: 9002 },
+    epp: {
+      image: { registry: 'ghcr.io/llm-d', repository: 'llm-d-router-endpoint-picker', tag: 'v0.10.0' },
+      replicas: 1,
+      extProcPort: 9002,
+      metricsDataSource: { scheme: 'http', path: '/metrics', insecureSkipVerify: true },
+      parsers: [],
+      pluginsConfigFile: 'default-plugins.yaml',
+    },
     modelServers: { type: 'vllm', protocol: 'http', targetPorts: [{ number: 8000 }] },
     inferencePool: { create: true, failureMode: 'FailOpen' },
+    monitoring: { prometheus: { enabled: false, auth: { enabled: true } } },
+    latencyPredictor: { enabled: false },
   },
   provider: { name: 'none' },
   httpRoute: { requestTimeout: '300s' },

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issuesOf, REPO_ROOT, tempRepo } from '../../../test/helpers.ts';
 import { loadStackFile, parseStackFile } from '../../stack.ts';
@@ -304,25 +305,120 @@ describe('autoscaling and access on the 2026-08 set', () => {
     return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
   };
 
-  it('KEDA scales the model-server Deployment on vLLM\'s queue; the Deployment starts at the first count', () => {
+  it('KEDA scales the model-server Deployment on vLLM\'s queue; the Deployment starts at the first count; the EPP is scraped too', () => {
     const m = router(planWith('        autoscaling:\n          minReplicas: 2\n          maxReplicas: 6\n')().models[0]);
     expect(m.autoscaling?.targets.map((t) => [t.role, t.deployment, t.scaledObject])).toEqual([['decode', 'server-m', 'server-m']]);
-    expect(m.autoscaling?.objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['PodMonitor/m-model-server', 'ScaledObject/server-m', 'ConfigMap/m-dashboard']);
+    expect(m.autoscaling?.objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['PodMonitor/m-model-server', 'PodMonitor/m-epp', 'ScaledObject/server-m', 'ConfigMap/m-dashboard']);
     expect((m.manifests.modelServer as any).spec.replicas).toBe(2);
     expect(m.modelServer.decodeReplicas).toBe(2);
+    // The EPP's pods (the chart creates the pool: label llm-d-router-gateway), port `metrics`; its
+    // /metrics without a token for our PodMonitor (the chart turns --metrics-endpoint-auth=false on).
+    expect((m.autoscaling?.objects.find((o) => o.metadata?.name === 'm-epp') as any).spec).toEqual({
+      selector: { matchLabels: { 'llm-d-router-gateway': 'router-m-epp' } },
+      podMetricsEndpoints: [{ port: 'metrics', path: '/metrics', interval: '15s' }],
+    });
+    expect(m.router.values).toMatchObject({ router: { monitoring: { prometheus: { auth: { enabled: false } } } } });
+    // No flow control above zero: the chart's own EPP config.
+    expect((m.router.values as any).router.epp?.pluginsConfigFile).toBeUndefined();
   });
 
-  it("refuses the EPP signals (the Router's EPP metrics are not read yet) and a replica count in the server's values", () => {
+  it("reads the EPP signals under the Router's llm_d_epp_* names (emitted by v0.10, kept by v0.11), and refuses a replica count in the server's values", () => {
+    for (const [signal, query] of [
+      ['epp-queue', 'max(llm_d_epp_average_queue_size{namespace="llm-d-m",name="router-m"})'],
+      ['epp-kv-cache', 'max(llm_d_epp_average_kv_cache_utilization{namespace="llm-d-m",name="router-m"})'],
+    ] as const) {
+      const m = router(planWith(`        autoscaling:\n          maxReplicas: 4\n          signal: ${signal}\n`)().models[0]);
+      expect(m.autoscaling?.targets[0]!.query).toEqual({ query, metricType: 'Value' });
+      const dashboard = JSON.stringify(m.autoscaling?.objects.find((o) => o.kind === 'ConfigMap'));
+      expect(dashboard).toContain('llm_d_epp_average_queue_size');
+      expect(dashboard).not.toContain('inference_pool_');
+    }
     const issues = issuesOf(
       planWith('        autoscaling:\n          maxReplicas: 4\n          signal: epp-queue\n', '', { 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\nreplicas: 2\n' }),
     );
-    expect(issues.map((i) => [i.path, i.message])).toEqual(
-      expect.arrayContaining([
-        ['models.generative[0].autoscaling.signal', expect.stringMatching(/the llm-d Router's EPP exports its own/)],
-        ['replicas', expect.stringMatching(/the autoscaler owns replicas/)],
-      ]),
-    );
+    expect(issues.map((i) => [i.path, i.message])).toEqual([['replicas', expect.stringMatching(/the autoscaler owns replicas/)]]);
   });
+
+  it("the chart's own monitoring on: its ServiceMonitor scrapes the EPP with a token, no PodMonitor of ours; a file that keeps auth on without it is refused", () => {
+    const own = router(
+      planWith('        autoscaling:\n          maxReplicas: 4\n', '', { ...SERVER, 'models/generative/M/router-m/values.yaml': 'router:\n  monitoring:\n    prometheus:\n      enabled: true\n' })().models[0],
+    );
+    expect(own.autoscaling?.monitors).toEqual(['m-model-server']);
+    expect((own.router.values as any).router.monitoring.prometheus.auth).toBeUndefined();
+    const issues = issuesOf(planWith('        autoscaling:\n          maxReplicas: 4\n', '', { ...SERVER, 'models/generative/M/router-m/values.yaml': 'router:\n  monitoring:\n    prometheus:\n      auth:\n        enabled: true\n' }));
+    expect(issues.map((i) => [i.path, i.message])).toEqual([['router.monitoring.prometheus.auth.enabled', expect.stringMatching(/PodMonitor app-serving creates .* without a token .*router\.monitoring\.prometheus\.enabled/)]]);
+  });
+});
+
+describe('scale from zero on the 2026-08 set: the Router\'s flow control holds the requests', () => {
+  const SERVER = { 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n' };
+  const AT_ZERO = '        readyTimeout: 20m\n        autoscaling:\n          minReplicas: 0\n          maxReplicas: 3\n';
+  const stack = (entry: string, extra = '', category = 'generative') =>
+    `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n  app-serving:prometheus:\n    address: http://prom.monitoring.svc:9090\n${extra}  app-serving:models:\n    ${category}:\n      - name: M\n${entry}`;
+  const planWith = (entry: string, extra = '', files: Record<string, string> = SERVER, category = 'generative') => {
+    const dir = tempRepo({ 'P.yaml': stack(entry, extra, category), ...files });
+    return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
+  };
+  const eppConfig = (m: LlmdRouterModelPlan) => {
+    const epp = (m.router.values as any).router.epp;
+    return { file: epp.pluginsConfigFile, config: parse(epp.pluginsCustomConfig[epp.pluginsConfigFile]) };
+  };
+
+  for (const [mode, extra] of [
+    ['gateway', ''],
+    ['standalone', '  app-serving:router:\n    mode: standalone\n'],
+  ] as const) {
+    it(`${mode} mode: turns flow control on in the EPP's config, holds a request up to readyTimeout, wakes on the flow-control queue`, () => {
+      const m = router(planWith(AT_ZERO, extra)().models[0]);
+      const { file, config } = eppConfig(m);
+      expect(file).toBe('app-serving-flow-control.yaml');
+      expect(config).toMatchObject({ apiVersion: 'llm-d.ai/v1alpha1', kind: 'EndpointPickerConfig', featureGates: ['flowControl'], flowControl: { defaultRequestTTL: '1200s' } });
+      expect(m.autoscaling).toMatchObject({ minReplicas: 0, initialReplicas: 1 });
+      const scaled = m.autoscaling!.objects.find((o) => o.kind === 'ScaledObject') as any;
+      expect(scaled.spec.minReplicaCount).toBe(0);
+      expect(scaled.spec.triggers.map((t: any) => [t.name, t.metadata.query])).toEqual([
+        ['queue-depth', 'sum(vllm:num_requests_waiting{namespace="llm-d-m",pod=~"server-m-[a-z0-9]+-[a-z0-9]+"})'],
+        ['epp-flow-control', 'sum(llm_d_epp_flow_control_queue_size{namespace="llm-d-m",inference_pool="router-m"})'],
+        ['epp-running', 'clamp_max(sum(llm_d_epp_request_running{namespace="llm-d-m",pod=~"router-m-epp-[a-z0-9]+-[a-z0-9]+"}), 1)'],
+      ]);
+    });
+  }
+
+  it('an EPP config of the model\'s own: taken when it turns flow control on, refused at the key when it does not', () => {
+    const own = (text: string) => ({ ...SERVER, 'models/generative/M/router-m/values.yaml': `router:\n  epp:\n    pluginsConfigFile: mine.yaml\n    pluginsCustomConfig:\n      mine.yaml: |\n${text.replace(/^/gm, '        ')}\n` });
+    const gated = router(planWith(AT_ZERO, '', own('apiVersion: llm-d.ai/v1alpha1\nkind: EndpointPickerConfig\nfeatureGates: ["flowControl=true"]\nplugins: []\nschedulingProfiles: []'))().models[0]);
+    expect(eppConfig(gated).file).toBe('mine.yaml');
+    const issues = issuesOf(planWith(AT_ZERO, '', own('apiVersion: llm-d.ai/v1alpha1\nkind: EndpointPickerConfig\nplugins: []\nschedulingProfiles: []')));
+    expect(issues.map((i) => [i.path, i.message])).toEqual([['router.epp.pluginsConfigFile', expect.stringMatching(/does not turn on flow control.*add featureGates: \[flowControl\] to router\.epp\.pluginsCustomConfig\.mine\.yaml/)]]);
+    // A key that changes the chart's default config, which app-serving would rewrite.
+    const parsers = issuesOf(planWith(AT_ZERO, '', { ...SERVER, 'models/generative/M/router-m/values.yaml': 'router:\n  epp:\n    parsers: [openai-parser]\n' }));
+    expect(parsers.map((i) => i.path)).toEqual(['router.epp.parsers']);
+  });
+
+  it("refuses zero with each set's own reason: an embedder on 2026-08 (its Service bypasses the EPP), GAIE v1.2 on 2026-02, KServe", () => {
+    const embedder = issuesOf(planWith(AT_ZERO, '', { 'models/embedder/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n' }, 'embedder'));
+    expect(embedder.map((i) => [i.path, i.message])).toEqual([
+      ['models.embedder[0].autoscaling.minReplicas', expect.stringMatching(/^is 0, but an embedding model's requests go through its Service straight to the pods, not through the Router's EPP/)],
+    ]);
+    expect(embedder[0]!.message).not.toMatch(/GAIE/);
+    const old = issuesOf(
+      planWith(AT_ZERO.replace('readyTimeout: 20m\n', 'readyTimeout: 20m\n        upstream: 2026-02\n'), '', {
+        'models/generative/M/gaie-m/values.yaml': 'inferenceExtension:\n  replicas: 1\n',
+        'models/generative/M/ms-m/values.yaml': 'modelArtifacts:\n  name: org/model\n  uri: hf://org/model\n',
+      }),
+    );
+    expect(old.map((i) => [i.path, i.message])).toEqual([['models.generative[0].autoscaling.minReplicas', expect.stringMatching(/GAIE v1\.2's EPP answers 503 .*app-serving migrate/)]]);
+  });
+});
+
+describe('access on the 2026-08 set', () => {
+  const SERVER = { 'models/generative/M/server-m/values.yaml': 'image: vllm/vllm-openai:v0.30.0\nservedModelName: m\n' };
+  const stack = (entry: string, extra = '') =>
+    `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n  app-serving:prometheus:\n    address: http://prom.monitoring.svc:9090\n${extra}  app-serving:apiKeys:\n    team:\n      secure: v1:AAAA:BBBB\n  app-serving:models:\n    generative:\n      - name: M\n${entry}`;
+  const planWith = (entry: string, extra = '', files: Record<string, string> = SERVER) => {
+    const dir = tempRepo({ 'P.yaml': stack(entry, extra), ...files });
+    return () => planDeployment(loadStackFile(join(dir, 'P.yaml')), join(dir, 'models'));
+  };
 
   it('enforces access on the Istio gateway; refuses it in standalone mode and behind agentgateway, at the key', () => {
     const entry = '        access:\n          apiKeys: [team]\n';

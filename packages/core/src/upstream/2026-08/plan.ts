@@ -10,7 +10,7 @@ import { nodeAffinityFor } from '../../values/scheduling.ts';
 import type { LlmdGeneration, LlmdModelInput } from '../generation.ts';
 import { LLMD_VALUES_FOLDERS } from '../select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from '../shared.ts';
-import { ROUTER_CHART_OF, ROUTER_CHARTS, SERVER_AUTOSCALER_KEYS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT } from './facts.ts';
+import { ROUTER_CHART_OF, ROUTER_CHARTS, ROUTER_EPP_METRICS, ROUTER_EPP_METRICS_PORT, SERVER_AUTOSCALER_KEYS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, routerEppPodLabels } from './facts.ts';
 import { envoyRouteManifests } from './envoy.ts';
 import { gatewayManifest, gatewayParametersManifest, hasGatewayParameters, type GatewayInput } from './gateway.ts';
 import { checkRouterNames, gatewayService, routerNames } from './names.ts';
@@ -78,6 +78,9 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
   const chartKey = ROUTER_CHART_OF[settings.mode];
   const chart = charts[chartKey]!;
   const chartLabel = describeChart(chartKey === 'routerGateway' ? 'llm-d-router-gateway' : 'llm-d-router-standalone', chart, ROUTER_CHARTS[chartKey]);
+  // An autoscaled model's requests pass the EPP (not an embedder's): its metrics are scraped, and at
+  // zero its flow control holds the requests until a replica is up (at most the model's readyTimeout).
+  const eppAutoscaling = entry.autoscaling && !embedder ? { monitor: true, flowControlTtlSeconds: (entry.autoscaling.minReplicas ?? 1) === 0 ? readyTimeout.seconds : null } : null;
   const router = routerValues({
     names,
     mode: settings.mode,
@@ -91,6 +94,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
     pullSecret,
     readyTimeoutSeconds: readyTimeout.seconds,
     chart: chartLabel,
+    autoscaling: eppAutoscaling,
   });
   list.addAll(router.issues);
   warnings.push(...router.warnings);
@@ -108,17 +112,6 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
     );
   }
   if (entry.autoscaling) list.addAll(features.valuesAutoscalerConflicts(model.values.server, SERVER_AUTOSCALER_KEYS));
-  // The EPP signals read GAIE v1.2's pool metrics; the llm-d Router's EPP exports its own, not verified here.
-  const signal = entry.autoscaling?.signal;
-  if (signal === 'epp-queue' || signal === 'epp-kv-cache') {
-    list.add(
-      config.locate(
-        'config.contradiction',
-        [...at, 'autoscaling', 'signal'],
-        `is ${signal}, which reads GAIE v1.2's pool metrics (inference_pool_*); on the 2026-08 set the llm-d Router's EPP exports its own, which app-serving does not read yet: use queue-depth or kv-cache (vLLM's own metrics)`,
-      ),
-    );
-  }
   if (list.size > before) return undefined;
 
   const podLabels = serverPodLabels(slug);
@@ -132,7 +125,17 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
           prometheus: config.prometheus,
           targets: [{ role: 'decode', deployment: names.modelServer }],
           modelServer: { podLabels, metricsPort: server.port, monitoredByChart: false },
-          epp: null,
+          // The Router's EPP: its pool's gauges and flow control under the llm_d_epp_* names (v0.10 and v0.11).
+          epp: embedder
+            ? null
+            : {
+                pool: names.inferencePool,
+                deployment: names.epp,
+                podLabels: routerEppPodLabels(names.epp, router.effective),
+                metricsPort: ROUTER_EPP_METRICS_PORT,
+                metrics: ROUTER_EPP_METRICS,
+                monitoredByChart: router.chartMonitoring,
+              },
         })
       : null;
   const weights = storage ? serverWeights(storage) : null;

@@ -1,3 +1,4 @@
+import { parse, stringify } from 'yaml';
 import type { ValuesFile } from '../../discovery.ts';
 import type { Issue } from '../../errors.ts';
 import type { PostRenderPatch } from '../../patches.ts';
@@ -6,7 +7,7 @@ import { effectiveValues, getPath, isValuesMap, mergeAll, type Values } from '..
 import { findConflicts, findTypeProblems, requirementValues, unionList, type Forbidden, type Requirement } from '../../values/requirements.ts';
 import type { NodeAffinity, Toleration } from '../../values/scheduling.ts';
 import type { RouterGatewayClass } from '../../constants.ts';
-import { ROUTER_DEFAULTS, ROUTER_EPP_SECURE_SERVING_FLAG, ROUTER_KEYS } from './facts.ts';
+import { ROUTER_DEFAULTS, ROUTER_EPP_SECURE_SERVING_FLAG, ROUTER_FLOW_CONTROL, ROUTER_FLOW_CONTROL_CONFIG_FILE, ROUTER_KEYS } from './facts.ts';
 import type { RouterNames } from './names.ts';
 
 /** Everything the Router chart's values of one model are built from. */
@@ -27,6 +28,12 @@ export interface RouterValuesInput {
   readonly readyTimeoutSeconds: number;
   /** The chart as named in messages (`llm-d-router-gateway v0.10.0`). */
   readonly chart: string;
+  /**
+   * What the model's autoscaling needs of the EPP: its metrics scraped by app-serving's PodMonitor
+   * (`monitor`), and flow control on, with requests held up to `flowControlTtlSeconds`, for a model
+   * at zero (else null). Null when the model is not autoscaled or its requests bypass the EPP.
+   */
+  readonly autoscaling?: { readonly monitor: boolean; readonly flowControlTtlSeconds: number | null } | null;
 }
 
 export interface RouterValues {
@@ -37,6 +44,8 @@ export interface RouterValues {
   readonly patches: readonly PostRenderPatch[];
   readonly issues: readonly Issue[];
   readonly warnings: readonly Issue[];
+  /** Whether the chart's own monitoring is on (`router.monitoring.prometheus.enabled`: its ServiceMonitor scrapes the EPP). */
+  readonly chartMonitoring: boolean;
 }
 
 const TYPES = [
@@ -105,6 +114,19 @@ export function routerValues(input: RouterValuesInput): RouterValues {
       reason: 'the EPP runs where the stack places the control pods',
     });
   }
+  const chartMonitoring = getPath(file?.values, ['router', 'monitoring', 'prometheus', 'enabled']) === true;
+  if (input.autoscaling?.monitor && !chartMonitoring) {
+    // routerlib `_deployment.yaml`: `--metrics-endpoint-auth=false` only when auth is off; on, the
+    // EPP's /metrics wants a token whose account may get it (the chart's ServiceMonitor brings both).
+    required.push({
+      path: ['router', 'monitoring', 'prometheus', 'auth', 'enabled'],
+      value: false,
+      reason:
+        "the PodMonitor app-serving creates for the autoscaled model scrapes the EPP's /metrics without a token (or turn on router.monitoring.prometheus.enabled: the chart's ServiceMonitor then scrapes it with its service account's token)",
+    });
+  }
+  const flowControl = input.autoscaling?.flowControlTtlSeconds ?? null;
+  if (flowControl !== null) issues.push(...flowControlProblems(file));
   const forbidden: Forbidden[] = [
     // GAIE's top-level blocks: the Router's charts fail the install on them (routerlib `_helpers.tpl`).
     { path: ['inferenceExtension'], reason: 'GAIE\'s name: the Router chart reads router.epp.* and fails on this key' },
@@ -124,7 +146,19 @@ export function routerValues(input: RouterValuesInput): RouterValues {
   const defaults: Values = istio ? { provider: { istio: { destinationRule: { trafficPolicy: { connectionPool: EPP_CONNECTION_POOL } } } } } : {};
   // The EPP tolerates the GPU taint: on a cluster whose every node carries it, it would stay Pending.
   const lists: Values = input.toleration ? { router: { epp: { tolerations: unionList(getPath(file?.values, ['router', 'epp', 'tolerations']), [input.toleration]) } } } : {};
-  const values = mergeAll(defaults, file?.values ?? {}, requirementValues(required), lists);
+  const values0 = mergeAll(defaults, file?.values ?? {}, requirementValues(required), lists);
+  // Flow control on (a model at zero), unless the file brings an EPP config of its own (checked above).
+  const values =
+    flowControl !== null && getPath(file?.values, ['router', 'epp', 'pluginsConfigFile']) === undefined
+      ? mergeAll(values0, {
+          router: {
+            epp: {
+              pluginsConfigFile: ROUTER_FLOW_CONTROL_CONFIG_FILE,
+              pluginsCustomConfig: { [ROUTER_FLOW_CONTROL_CONFIG_FILE]: flowControlConfig(effectiveValues(ROUTER_DEFAULTS, values0), flowControl) },
+            },
+          },
+        })
+      : values0;
   const effective = effectiveValues(ROUTER_DEFAULTS, values);
   // A label the pool selects that the model-server pods do not carry: the pool would select nothing.
   const matchLabels = getPath(effective, ['router', 'modelServers', 'matchLabels']);
@@ -148,7 +182,85 @@ export function routerValues(input: RouterValuesInput): RouterValues {
     ...(input.pullSecret ? [{ kind: 'service-account-pull-secret' as const, serviceAccount: names.epp, imagePullSecrets: [{ name: input.pullSecret }] }] : []),
     { kind: 'await-timeout', deployment: names.epp, seconds: input.readyTimeoutSeconds },
   ];
-  return { values, effective, patches, issues, warnings };
+  return { values, effective, patches, issues, warnings, chartMonitoring };
+}
+
+/** Keys whose effect on the chart's default EPP config {@link flowControlConfig} does not reproduce. */
+const EPP_CONFIG_KEYS = [
+  ['router', 'epp', 'parsers'],
+  ['router', 'modelServers', 'type'],
+  ['router', 'modelServers', 'protocol'],
+  ['router', 'latencyPredictor', 'enabled'],
+] as const;
+
+/**
+ * A model at zero needs its EPP's flow control on. app-serving turns it on by writing the EPP's
+ * config; a file that brings its own (`router.epp.pluginsConfigFile`) must turn it on itself, and one
+ * that changes what the chart's default config holds must bring its own.
+ */
+function flowControlProblems(file: ValuesFile | undefined): Issue[] {
+  if (!file) return [];
+  const gate = ROUTER_FLOW_CONTROL.featureGate;
+  const howTo = `router.epp.pluginsCustomConfig.<file> holding an EndpointPickerConfig with featureGates: [${gate}] and flowControl.defaultRequestTTL above the model's cold start, named by router.epp.pluginsConfigFile`;
+  const chosen = getPath(file.values, ['router', 'epp', 'pluginsConfigFile']);
+  if (chosen !== undefined) {
+    const text = getPath(file.values, ['router', 'epp', 'pluginsCustomConfig', String(chosen)]);
+    let config: unknown;
+    try {
+      config = typeof text === 'string' ? parse(text, { maxAliasCount: 100 }) : undefined;
+    } catch {
+      config = undefined;
+    }
+    const gates = isValuesMap(config) && Array.isArray(config.featureGates) ? config.featureGates : [];
+    if (gates.some((g) => g === gate || (typeof g === 'string' && g.replace(/\s/g, '').toLowerCase() === `${gate.toLowerCase()}=true`))) return [];
+    return [
+      file.source.issue(
+        'values.conflict',
+        ['router', 'epp', 'pluginsConfigFile'],
+        `selects the EPP config ${JSON.stringify(chosen)}, which does not turn on flow control, but the model scales to zero (autoscaling.minReplicas: 0) and only the Router's flow control holds its requests meanwhile: add featureGates: [${gate}] to ${typeof text === 'string' ? `router.epp.pluginsCustomConfig.${String(chosen)}` : `an EPP config of your own (${howTo})`}, or remove router.epp.pluginsConfigFile (app-serving then writes one)`,
+      ),
+    ];
+  }
+  return EPP_CONFIG_KEYS.filter((path) => getPath(file.values, path) !== undefined).map((path) =>
+    file.source.issue(
+      'values.conflict',
+      [...path],
+      `changes the EPP's default config, which app-serving rewrites to turn on flow control for a model at zero (autoscaling.minReplicas: 0): remove it, or bring the EPP's whole config yourself (${howTo})`,
+    ),
+  );
+}
+
+/**
+ * The EPP config of a model at zero: the chart's `default-plugins.yaml` for a vLLM pool over HTTP
+ * (routerlib `_config.yaml`, v0.10.0: the three scorers, the metrics data source and extractor, one
+ * profile) with the flow-control feature gate on and its queue TTL (drift-tested against the chart
+ * rendered by real Helm).
+ */
+export function flowControlConfig(effective: Values, ttlSeconds: number): string {
+  const source = (getPath(effective, ['router', 'epp', 'metricsDataSource']) ?? {}) as Values;
+  return stringify({
+    apiVersion: ROUTER_FLOW_CONTROL.configApiVersion,
+    kind: ROUTER_FLOW_CONTROL.configKind,
+    featureGates: [ROUTER_FLOW_CONTROL.featureGate],
+    flowControl: { defaultRequestTTL: `${ttlSeconds}s` },
+    plugins: [
+      { type: 'queue-scorer' },
+      { type: 'kv-cache-utilization-scorer' },
+      { type: 'prefix-cache-scorer' },
+      { type: 'metrics-data-source', parameters: { scheme: source.scheme ?? 'http', path: source.path ?? '/metrics', insecureSkipVerify: source.insecureSkipVerify ?? true } },
+      { type: 'core-metrics-extractor' },
+    ],
+    schedulingProfiles: [
+      {
+        name: 'default',
+        plugins: [
+          { pluginRef: 'queue-scorer', weight: 2 },
+          { pluginRef: 'kv-cache-utilization-scorer', weight: 2 },
+          { pluginRef: 'prefix-cache-scorer', weight: 3 },
+        ],
+      },
+    ],
+  });
 }
 
 /** The EPP image the Router chart runs for these values (`router.epp.image.{registry,repository,tag}`). */

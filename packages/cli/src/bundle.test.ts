@@ -1,0 +1,46 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { collect, CLI_ROOT, REPO_ROOT } from '../test/run-cli.ts';
+
+/**
+ * What each command loads (structure, not time: the cold start is measured by scripts/bench.mjs).
+ * A command pays, on every run, for every chunk and Node module it loads: the commands people run
+ * most load only their own code, and the Node modules only other commands need stay unloaded.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'app-serving-bundle-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const probe = join(dir, 'probe.cjs');
+// Preloaded: at exit, the bundle's chunks the process loaded and Node's built-in modules.
+writeFileSync(
+  probe,
+  `process.on('exit', () => { require('node:fs').writeFileSync(process.env.PROBE_OUT, JSON.stringify({ chunks: Object.keys(require.cache).filter((f) => f.includes('/dist/cli/')), builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)) })); });\n`,
+);
+
+async function loads(args: string[]): Promise<{ chunks: string[]; builtins: string[] }> {
+  const out = join(dir, `${args[0]}.json`);
+  const run = await collect(process.execPath, ['-r', probe, join(CLI_ROOT, 'bin', 'app-serving.js'), ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: dir, APP_SERVING_CODE_CACHE: 'off', PROBE_OUT: out } });
+  expect(run.code, run.stderr).toBe(0);
+  const { chunks, builtins } = JSON.parse(readFileSync(out, 'utf8')) as { chunks: string[]; builtins: string[] };
+  // A chunk by its name without the content hash: main-3xA9.cjs → main.
+  return { chunks: chunks.map((f) => basename(f).replace(/(-[\w-]{8})?\.cjs$/, '')).sort(), builtins };
+}
+
+describe('what a command loads', () => {
+  it('--help loads the command table only: no command, no core, no child_process', async () => {
+    const { chunks, builtins } = await loads(['--help']);
+    expect(chunks.filter((c) => !['code-cache', 'main', 'output', 'redact', 'rolldown-runtime'].includes(c))).toEqual([]);
+    expect(builtins).not.toContain('child_process');
+  });
+
+  it("validate and plan load core and their own command, not migrate's, diff's, render's or new-model's; no child_process, no zlib", async () => {
+    for (const command of ['validate', 'plan']) {
+      const { chunks, builtins } = await loads([command]);
+      expect(chunks).toContain(command);
+      expect(chunks).toContain('context');
+      expect(chunks.filter((c) => ['migrate', 'diff', 'render', 'new-model', 'images', 'verify', 'preflight', 'temp'].includes(c)), command).toEqual([]);
+      expect(builtins.filter((b) => b === 'child_process' || b === 'zlib'), command).toEqual([]);
+    }
+  });
+});
