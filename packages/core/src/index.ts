@@ -276,6 +276,7 @@ export {
   kserveLoraSpec,
   loraSizes,
   parseAdapterOption,
+  planModelAdapters,
   vllmLoraArgs,
 } from './features/adapters/index.ts';
 export type { AdapterPlan, AdapterSource, LoraSizes, ModelAdapters, ModelAdaptersInput } from './features/adapters/index.ts';
