@@ -362,6 +362,25 @@ describe('plan', () => {
     expect(result.stdout).toContain('control pods EPP gaie-gen-epp and the gateway pods: node role=system');
   });
 
+  it('names each adapter of a model, its source and where the server loads it, and what the pull Job does with it', async () => {
+    const stack = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.current.yaml'), 'utf8').replace(
+      '          hostpathNode: gpu-node-1\n',
+      '          hostpathNode: gpu-node-1\n        maxLoraRank: 32\n        adapters:\n          - name: qwen3-sql\n            harborRef: harbor.example.com/ai-adapters/qwen3-sql:v1\n          - name: qwen3-own\n            path: loras/own\n',
+    );
+    const dir = fixtureRepo({ 'Pulumi.a.yaml': stack });
+    const result = await cli(['plan', '--stack', join(dir, 'Pulumi.a.yaml'), '--models-dir', join(REPO_ROOT, 'models')], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      [
+        '  adapters     qwen3-sql ← harbor.example.com/ai-adapters/qwen3-sql:v1 (loaded from /model-cache/adapters/qwen3-sql); max rank 32, 2 per batch',
+        "               qwen3-own ← the model's volume, loras/own (loaded from /model-cache/loras/own)",
+      ].join('\n'),
+    );
+    expect(result.stdout).toContain(
+      'weights      Job qwen3-06b-rke2-model-pull ← harbor.example.com/ai-models/qwen3-0.6b:2025-05; pulls the adapters qwen3-sql → adapters/qwen3-sql; checks the adapters qwen3-own in loras/own (rank ≤ 32), marker /model-cache/.pulled',
+    );
+  });
+
   it('prints the plan as the JSON contract', async () => {
     const result = await cli(['plan', '--json', '--stack', 'apps/app-serving/Pulumi.example.yaml']);
     expect(result.code).toBe(0);
@@ -499,6 +518,37 @@ describe('new-model', () => {
       const validated = await cli(['validate', '--stack', 'Pulumi.new.yaml', '--json'], { cwd: dir });
       expect(JSON.parse(validated.stdout), stackSet).toMatchObject({ ok: true });
     }
+  });
+
+  it('puts --adapter into the snippet (Harbor, the Hub, a folder on the volume), which validates; refuses a bad one or a model vLLM does not serve', async () => {
+    const dir = fixtureRepo({ 'models/generative/.keep': '', 'models/embedder/.keep': '' });
+    const created = await cli(
+      ['new-model', 'Lora-Model', '-c', 'generative', '--slug', 'lm', '-t', 'vllm', '--model-id', 'org/lm', '--target', 'rke2', '--mirror-to', 'harbor.example.com/images', '--adapter', 'lm-sql=harbor.example.com/ai-adapters/lm-sql:v1', '--adapter', 'lm-own=path:loras/own'],
+      { cwd: dir },
+    );
+    expect(created.code).toBe(0);
+    const snippet = created.stdout.slice(created.stdout.indexOf('  app-serving:models:'));
+    expect(snippet).toContain(
+      [
+        '        adapters:                # LoRA adapters, each answering under its own name (docs/configuration.md#adapters)',
+        '          - name: lm-sql',
+        '            harborRef: harbor.example.com/ai-adapters/lm-sql:v1   # pulled into adapters/lm-sql/ on the volume (needs modelSource.harborRef)',
+        '          - name: lm-own',
+        "            path: loras/own   # already on the model's volume (needs a modelSource)",
+      ].join('\n'),
+    );
+    const harbor = '  app-serving:harborHostname: harbor.example.com\n  app-serving:harborUser: robot$x\n  app-serving:harborToken:\n    secure: v1:eA==:eA==\n';
+    (await import('node:fs')).writeFileSync(join(dir, 'Pulumi.new.yaml'), `config:\n  app-serving:cloudProvider: cloud\n  app-serving:upstream: 2026-08\n${harbor}${snippet}`);
+    const validated = await cli(['validate', '--stack', 'Pulumi.new.yaml', '--json'], { cwd: dir });
+    expect(JSON.parse(validated.stdout)).toMatchObject({ ok: true });
+    const hub = await cli(['new-model', 'Hub-Model', '-c', 'generative', '--slug', 'hm', '--adapter', 'hm-chat=hf://org/hm-chat'], { cwd: dir });
+    expect(hub.stdout).toContain('          - name: hm-chat\n            huggingFace:\n              repo: org/hm-chat\n');
+    const bad = await cli(['new-model', 'Bad', '-c', 'generative', '--slug', 'bad', '--adapter', 'org/x=hf://org/x'], { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--adapter "org/x=hf://org/x": name must be an adapter name');
+    const embedder = await cli(['new-model', 'Emb', '-c', 'embedder', '--slug', 'emb', '--adapter', 'e=hf://org/e'], { cwd: dir });
+    expect(embedder.code).toBe(2);
+    expect(embedder.stderr).toContain('--adapter is for generative models served by vLLM');
   });
 
   it('takes the set of --stack (its models folder too): the current set for a stack on it, the superseded one for a stack without upstream', async () => {

@@ -220,6 +220,7 @@ function buildProgram(onAction: OnAction): Command {
     .option('--model-id <org/name>', 'the Hugging Face id of the model (default: the name)')
     .option('--size <params>', 'kserve-vllm: model size in billions of parameters, e.g. 7B (sets GPUs and memory)')
     .option('--mirror-to <registry/project>', 'use images mirrored under this registry/project (air-gapped clusters)')
+    .option('--adapter <name=source>', 'a LoRA adapter served under its own name, into the stack snippet (repeat it): source an OCI reference, hf://<org>/<repo>[@<rev>] or path:<folder on the volume>', (value: string, previous: string[] = []) => [...previous, value])
     .option('--upstream <set>', 'the set of upstream versions the folders are for: 2026-08 (server-<slug>, router-<slug>) or 2026-02 (gaie-<slug>, ms-<slug>) (default: the set of --stack, else 2026-08)')
     .option('-s, --stack <file>', "the stack the model is for: its set of upstream versions, and its models folder")
     .option('-m, --models-dir <dir>', 'the models folder (default: the first models/ above the stack file, or the working directory)')

@@ -184,3 +184,13 @@ export const CONFIG_NAMESPACE = 'app-serving';
  * them). Here, not in the schema, so that what imports them does not import zod.
  */
 export const AUTOSCALING_SIGNALS = ['queue-depth', 'kv-cache', 'epp-queue', 'epp-kv-cache'] as const;
+
+/**
+ * The values vLLM takes for `--max-lora-rank` (vLLM `vllm/config/lora.py`, `MaxLoRARanks`: the same
+ * list from v0.26 to v0.32), and its default. A model's `maxLoraRank` is one of them: every adapter's
+ * rank (`r` in its adapter_config.json) must be at most that.
+ */
+export const LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;
+export const DEFAULT_LORA_RANK = 16;
+/** Where the pull Job puts each pulled adapter on the model volume: `<folder>/<adapter name>/`. */
+export const ADAPTERS_FOLDER = 'adapters';

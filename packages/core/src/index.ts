@@ -43,6 +43,9 @@ export {
   DEFAULT_READY_TIMEOUT,
   LABEL_NAMESPACE_NAME,
   CLUSTER_REQUIREMENTS,
+  LORA_RANKS,
+  DEFAULT_LORA_RANK,
+  ADAPTERS_FOLDER,
 } from './constants.ts';
 export type { ChartRef, ChartKey, Platform, Category, Upstream, RouterGatewayClass } from './constants.ts';
 export { UPSTREAMS, ROUTER_GATEWAY_CLASSES } from './constants.ts';
@@ -79,6 +82,8 @@ export type {
   ModelAutoscalingInput,
   PrometheusSettings,
   PrometheusSettingsInput,
+  ModelAdapter,
+  LoraRank,
 } from './config/types.ts';
 export { checkConfigRules, modelPlatform } from './config/rules.ts';
 export { FEATURES, checkFeatureRules } from './features/index.ts';
@@ -155,7 +160,7 @@ export type { AutoscalingCapabilities, AutoscalerKeys, AutoscalingPlan, Autoscal
 
 // Storage
 export { storagePlan, expectedPath, sourceRef, orasPullScript, huggingFaceDownloadScript } from './storage.ts';
-export type { StoragePlan, WeightsSource } from './storage.ts';
+export type { StoragePlan, VolumeAdapters, WeightsSource } from './storage.ts';
 
 // Charts
 export { chartRefProblem, chartRefs, isLocalChart, localChartPath, readLocalChart, checkLocalCharts, expectedChartName, describeChart, LOCAL_CHART_LIMITS } from './charts.ts';
@@ -258,6 +263,23 @@ export {
   openModelsWarning,
 } from './features/access/index.ts';
 export type { AccessPlan } from './features/access/index.ts';
+
+// LoRA adapters served as models
+export {
+  ADAPTERS_ANNOTATION,
+  KSERVE_LORA_MOUNT_ROOT,
+  LORA_FLAGS,
+  adapterPlans,
+  adapterRef,
+  describeAdapterSource,
+  describeAdapters,
+  kserveLoraSpec,
+  loraSizes,
+  parseAdapterOption,
+  planModelAdapters,
+  vllmLoraArgs,
+} from './features/adapters/index.ts';
+export type { AdapterPlan, AdapterSource, LoraSizes, ModelAdapters, ModelAdaptersInput } from './features/adapters/index.ts';
 export type { ResourceType } from './manifests/types.ts';
 export {
   hfTokenSecretManifest,

@@ -5,12 +5,14 @@ import type { EnvoyRouteManifests } from './upstream/2026-08/envoy.ts';
 import type { AccessPlan } from './features/access/plan.ts';
 export type { AccessPlan } from './features/access/plan.ts';
 export type { AutoscalingPlan, AutoscalingPlanInput } from './features/autoscaling/plan.ts';
+export type { AdapterPlan, AdapterSource, LoraSizes, ModelAdapters, ModelAdaptersInput } from './features/adapters/plan.ts';
+import type { AdapterPlan, LoraSizes } from './features/adapters/plan.ts';
 import type { AutoscalingPlan } from './features/autoscaling/plan.ts';
 import type { StackConfig } from './config/load.ts';
 import { chartRefs, checkLocalCharts } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
 import { checkStackRules } from './stack.ts';
-import { LLMD_FEATURES } from './features/index.ts';
+import { LLMD_FEATURES, checkFeatureModels } from './features/index.ts';
 import { durationSeconds } from './config/formats.ts';
 import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, summarizeNames, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
@@ -143,6 +145,10 @@ export interface LlmdModelPlanBase {
   readonly autoscaling: AutoscalingPlan | null;
   /** Who may call the model through its Gateway, and its rate limit (no key's value). */
   readonly access: AccessPlan;
+  /** LoRA adapters served beside the model, each under its own name (features/adapters); empty when none. */
+  readonly adapters: readonly AdapterPlan[];
+  /** The LoRA sizes the server gets (vLLM's --max-lora-rank, --max-loras, --max-cpu-loras), or null without adapters. */
+  readonly lora: LoraSizes | null;
 }
 
 /** One llm-d model on the 2026-02 set: the llm-d-infra, GAIE inferencepool and llm-d-modelservice charts. */
@@ -246,6 +252,7 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
     if (modelPlan) models.push(modelPlan);
   }
   checkNamespaces(config, models, list);
+  list.addAll(checkFeatureModels(config, models));
   checkOneKserve(config, planned, list);
   list.throwIfAny();
   warnings.push(...upstreamWarnings(config, planned));

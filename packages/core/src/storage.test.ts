@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempRepo } from '../test/helpers.ts';
@@ -23,6 +23,7 @@ describe('storagePlan', () => {
       modelUri: 'hub/Qwen/Qwen3-0.6B',
       layout: 'hf-cache',
       expectPath: 'hub/models--Qwen--Qwen3-0.6B',
+      adapters: null,
     });
   });
 
@@ -214,5 +215,166 @@ mkdir -p "$dir" && echo '{}' > "$dir/config.json"
     expect(existsSync(join(volume, 'Qwen/Qwen3-0.6B/config.json'))).toBe(true);
     expect(readFileSync(join(volume, '.pulled'), 'utf8')).toContain('ref=hf://Qwen/Qwen3-0.6B@main');
     expect(result.stdout).not.toContain('hf_secret');
+  });
+});
+
+/**
+ * The ORAS Job script with LoRA adapters (features/adapters), run for real by /bin/sh with a stub
+ * `oras`: a reference with "adapters/" in it is an adapter artifact (adapter_config.json of rank
+ * $STUB_RANK, or nothing with $STUB_ADAPTER=empty, or a failure with $STUB_ADAPTER=fail).
+ */
+describe('the ORAS pull script with adapters', () => {
+  const REF = 'harbor.local/ai/qwen:1';
+  const SQL = 'harbor.local/ai/adapters/sql:1';
+  const CHAT = 'harbor.local/ai/adapters/chat:1';
+
+  function setup() {
+    const { root, bin, volume } = sandbox(
+      'oras',
+      (root) => `#!/bin/sh
+echo "$@" >> "${root}/oras-calls"
+out=""; ref=""
+while [ $# -gt 0 ]; do case "$1" in --output) out="$2"; shift 2;; --registry-config) shift 2;; pull) shift;; *) ref="$1"; shift;; esac; done
+case "$ref" in
+  */adapters/*)
+    case "\${STUB_ADAPTER:-ok}" in
+      ok) mkdir -p "$out" && printf '{\\n  "peft_type": "LORA",\\n  "r": %s,\\n  "lora_alpha": 16\\n}\\n' "\${STUB_RANK:-8}" > "$out/adapter_config.json" && echo "$ref" > "$out/adapter_model.safetensors";;
+      empty) mkdir -p "$out/nested" && echo x > "$out/nested/file";;
+      fail) echo "Error: not found" >&2; exit 1;;
+    esac;;
+  *)
+    mkdir -p "$out/hub/models--Qwen--Qwen3-0.6B/snapshots/abc" && echo '{}' > "$out/hub/models--Qwen--Qwen3-0.6B/snapshots/abc/config.json"
+    if [ -n "\${STUB_WEIGHTS_ADAPTER:-}" ]; then mkdir -p "$out/$STUB_WEIGHTS_ADAPTER" && echo '{"r": 8}' > "$out/$STUB_WEIGHTS_ADAPTER/adapter_config.json"; fi;;
+esac
+`,
+    );
+    const run = (adapters: string, env: Record<string, string> = {}, ref = REF) =>
+      spawnSync('/bin/sh', ['-c', orasPullScript()], {
+        env: {
+          PATH: `${bin}:/usr/bin:/bin`,
+          MODEL_DIR: volume,
+          MODEL_REF: ref,
+          EXPECT_PATH: 'hub/models--Qwen--Qwen3-0.6B',
+          REGISTRY_CONFIG: '/etc/registry-auth/config.json',
+          ADAPTERS: adapters,
+          MAX_LORA_RANK: '16',
+          ...env,
+        },
+        encoding: 'utf8',
+      });
+    const calls = () => (existsSync(join(root, 'oras-calls')) ? readFileSync(join(root, 'oras-calls'), 'utf8').trim().split('\n') : []);
+    const marker = () => readFileSync(join(volume, '.pulled'), 'utf8').replace(/pulled=.*\n/, 'pulled=<time>\n');
+    return { volume, run, calls, marker };
+  }
+  const both = `sql adapters/sql ${SQL}\nchat adapters/chat ${CHAT}`;
+
+  it('pulls the weights and each adapter into adapters/<name>, and records them in the marker written last', () => {
+    const { volume, run, calls, marker } = setup();
+    const result = run(both);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(calls()).toEqual([
+      `pull --registry-config /etc/registry-auth/config.json --output ${volume}/.pull-staging ${REF}`,
+      `pull --registry-config /etc/registry-auth/config.json --output ${volume}/.adapter-staging/sql ${SQL}`,
+      `pull --registry-config /etc/registry-auth/config.json --output ${volume}/.adapter-staging/chat ${CHAT}`,
+    ]);
+    expect(readdirSync(volume).sort()).toEqual(['.pulled', 'adapters', 'hub']);
+    expect(readdirSync(join(volume, 'adapters')).sort()).toEqual(['chat', 'sql']);
+    expect(readFileSync(join(volume, 'adapters/sql/adapter_model.safetensors'), 'utf8')).toBe(`${SQL}\n`);
+    expect(marker()).toBe(`ref=${REF}\nadapter=sql ${SQL}\nadapter=chat ${CHAT}\npulled=<time>\n`);
+    expect(result.stdout).toMatch(/done: .*hub\/models--Qwen--Qwen3-0.6B is ready .*, with its adapters; wrote/);
+  });
+
+  it('a second run with the same adapters does nothing', () => {
+    const { run, calls } = setup();
+    run(both);
+    const again = run(both, { STUB_ADAPTER: 'fail' });
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain('model already present: ');
+    expect(again.stdout).toContain('and its adapters; nothing to do');
+    expect(calls()).toHaveLength(3);
+  });
+
+  it('an adapter added later is pulled alone: the weights and the other adapters stay', () => {
+    const { volume, run, calls, marker } = setup();
+    run(`sql adapters/sql ${SQL}`);
+    const result = run(both);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('the weights are present');
+    expect(result.stdout).toContain(`adapter sql already present (${SQL})`);
+    expect(calls().slice(2)).toEqual([`pull --registry-config /etc/registry-auth/config.json --output ${volume}/.adapter-staging/chat ${CHAT}`]);
+    expect(marker()).toBe(`ref=${REF}\nadapter=sql ${SQL}\nadapter=chat ${CHAT}\npulled=<time>\n`);
+    expect(result.stdout).toContain('done: the adapters are ready');
+  });
+
+  it('an adapter with a new reference is pulled again; one the stack dropped is removed', () => {
+    const { volume, run, calls, marker } = setup();
+    run(both);
+    const sql2 = 'harbor.local/ai/adapters/sql:2';
+    const result = run(`sql adapters/sql ${sql2}`);
+    expect(result.status).toBe(0);
+    expect(calls().slice(3)).toEqual([`pull --registry-config /etc/registry-auth/config.json --output ${volume}/.adapter-staging/sql ${sql2}`]);
+    expect(result.stdout).toContain('removing adapter chat: the stack no longer lists it');
+    expect(readdirSync(join(volume, 'adapters'))).toEqual(['sql']);
+    expect(readFileSync(join(volume, 'adapters/sql/adapter_model.safetensors'), 'utf8')).toBe(`${sql2}\n`);
+    expect(marker()).toBe(`ref=${REF}\nadapter=sql ${sql2}\npulled=<time>\n`);
+  });
+
+  it('new weights keep the adapters already pulled', () => {
+    const { volume, run, calls } = setup();
+    run(both);
+    const result = run(both, {}, 'harbor.local/ai/qwen:2');
+    expect(result.status).toBe(0);
+    expect(calls().slice(3)).toEqual([`pull --registry-config /etc/registry-auth/config.json --output ${volume}/.pull-staging harbor.local/ai/qwen:2`]);
+    expect(readdirSync(join(volume, 'adapters')).sort()).toEqual(['chat', 'sql']);
+  });
+
+  it('an adapter above maxLoraRank fails the Job, saying what to set, and leaves the volume as it was', () => {
+    const { volume, run } = setup();
+    const result = run(both, { STUB_RANK: '64' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain("ERROR: adapter sql has rank 64, above the model's maxLoraRank 16: set maxLoraRank to at least 64 in the stack");
+    expect(readdirSync(volume)).toEqual([]);
+  });
+
+  it('an artifact that is not an adapter, or a failed pull, fails the Job with no marker and no staging left', () => {
+    const { volume, run } = setup();
+    const empty = run(both, { STUB_ADAPTER: 'empty' });
+    expect(empty.status).toBe(1);
+    expect(empty.stdout).toContain(`ERROR: adapter sql: the artifact ${SQL} holds no adapter_config.json`);
+    expect(readdirSync(volume)).toEqual([]);
+    const failed = run(both, { STUB_ADAPTER: 'fail' });
+    expect(failed.status).toBe(1);
+    expect(failed.stdout).toContain(`ERROR: oras pull of adapter sql (${SQL}) failed`);
+    expect(readdirSync(volume)).toEqual([]);
+  });
+
+  it('an adapter already on the volume (path) is checked, not pulled: in the weights artifact, or put there by hand', () => {
+    const { volume, run, calls, marker } = setup();
+    const inWeights = run('mine loras/mine -', { STUB_WEIGHTS_ADAPTER: 'loras/mine' });
+    expect(inWeights.status).toBe(0);
+    expect(calls()).toHaveLength(1);
+    expect(marker()).toBe(`ref=${REF}\npulled=<time>\n`);
+    rmSync(join(volume, 'loras'), { recursive: true });
+    const gone = run('mine loras/mine -');
+    expect(gone.status).toBe(1);
+    expect(gone.stdout).toContain('ERROR: adapter mine: loras/mine on the volume holds no adapter_config.json');
+  });
+
+  it('refuses a weights artifact that holds adapters/ at its top', () => {
+    const { volume, run } = setup();
+    const result = run(both, { STUB_WEIGHTS_ADAPTER: 'adapters/x' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('the weights artifact holds adapters/ at its top');
+    expect(readdirSync(volume)).toEqual([]);
+  });
+
+  it('a marker written before adapters existed is honoured: no adapters, nothing to do', () => {
+    const { volume, run, calls } = setup();
+    writeFileSync(join(volume, '.pulled'), `ref=${REF}\npulled=2026-01-01T00:00:00Z\n`);
+    const result = run('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('model already present');
+    expect(calls()).toEqual([]);
   });
 });

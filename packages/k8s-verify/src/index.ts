@@ -10,7 +10,7 @@ export { verifyPlan, selectModels } from './verify.ts';
 export type { VerifyOptions } from './verify.ts';
 
 // Checks, each usable alone
-export { checkModels, checkChat, checkChatStream, checkCompletions, checkEmbeddings, checkGatewayRejectsEmbeddings, streamChat, DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_MAX_TOKENS } from './openai.ts';
+export { checkModels, checkChat, checkAdapters, checkChatStream, checkCompletions, checkEmbeddings, checkGatewayRejectsEmbeddings, streamChat, DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_MAX_TOKENS } from './openai.ts';
 export { accessHeaders, checkRefusesAnonymous, withoutCredentials } from './access.ts';
 export type { HttpCheckOptions, RouteHint, StreamOutcome } from './openai.ts';
 export { checkReady, checkPulled, checkKserveAddress, probeReady, probeKserveAddress, llmInferenceServiceRef } from './cluster-checks.ts';

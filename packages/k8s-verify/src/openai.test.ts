@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { hang, reply, sse, startModelServer } from '../test/model-server.ts';
-import { checkChat, checkChatStream, checkCompletions, checkEmbeddings, checkGatewayRejectsEmbeddings, checkModels } from './openai.ts';
+import { checkAdapters, checkChat, checkChatStream, checkCompletions, checkEmbeddings, checkGatewayRejectsEmbeddings, checkModels } from './openai.ts';
 
 const MODEL = 'test-model';
 const gatewayRoute = { kind: 'gateway', route: 'HTTPRoute llm-d-sim on Gateway infra-sim-inference-gateway' } as const;
@@ -386,3 +386,30 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((r) => server.close(() => r()));
   return port;
 }
+
+describe('adapters: each LoRA adapter answers by its own name', () => {
+  const adapters = [
+    { name: 'sql-lora', parent: MODEL },
+    { name: 'chat-lora', parent: MODEL },
+  ];
+
+  it('asks each adapter by name, one chat request each, and passes when every one answers', async () => {
+    const server = await startModelServer({ models: [MODEL, 'sql-lora', 'chat-lora'] });
+    const result = await checkAdapters({ url: server.url }, adapters);
+    expect([result.name, result.status, result.message]).toEqual(['adapters', 'pass', '"sql-lora", "chat-lora" answer by name']);
+    expect(server.requests.map((r) => `${r.method} ${r.path} ${String(r.body?.model)}`)).toEqual(['POST /v1/chat/completions sql-lora', 'POST /v1/chat/completions chat-lora']);
+    expect(result.data.adapters).toEqual([
+      { name: 'sql-lora', parent: MODEL, status: 'pass', message: 'answered "Yes, it is up."' },
+      { name: 'chat-lora', parent: MODEL, status: 'pass', message: 'answered "Yes, it is up."' },
+    ]);
+  });
+
+  it('fails on the first adapter the server does not know, naming it and why', async () => {
+    const server = await startModelServer({ models: [MODEL, 'sql-lora'] });
+    const result = await checkAdapters({ url: server.url }, adapters);
+    expect(result.status).toBe('fail');
+    expect(result.message).toBe(`adapter "chat-lora" (of ${MODEL}): POST /v1/chat/completions: HTTP 404`);
+    expect(result.failure).toMatchObject({ httpStatus: 404, cause: expect.stringContaining('the server does not know "chat-lora": it was not loaded') });
+    expect((result.data.adapters as unknown[]).length).toBe(2);
+  });
+});

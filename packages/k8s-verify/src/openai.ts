@@ -166,23 +166,55 @@ export function checkModels(endpoint: Endpoint, servedModelName: string, options
 /** `POST /v1/chat/completions` answers 200 with a non-empty `choices[0].message.content`. */
 export function checkChat(endpoint: Endpoint, servedModelName: string, options: HttpCheckOptions = {}): Promise<CheckResult> {
   const c = call(endpoint, options);
+  return timed('chat', c.target('POST', '/v1/chat/completions'), () => chatOnce('chat', endpoint, c, servedModelName, options));
+}
+
+/** One chat request for `model`, as the check `name` reports it. */
+async function chatOnce(name: 'chat' | 'adapters', endpoint: Endpoint, c: Call, model: string, options: HttpCheckOptions): Promise<Omit<CheckResult, 'durationMs'>> {
   const path = '/v1/chat/completions';
   const target = c.target('POST', path);
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
-  return timed('chat', target, async () => {
-    const expected = 'HTTP 200 with a non-empty choices[0].message.content';
-    const body = { model: servedModelName, messages: [{ role: 'user', content: CHAT_PROMPT }], max_tokens: maxTokens, temperature: 0 };
-    const answer = await exchange('chat', endpoint, c, 'POST', path, body, expected);
-    if (!answer.ok) return answer.result;
-    const choice = firstChoice(answer.json);
-    const message = isObject(choice?.message) ? choice.message : undefined;
-    if (!choice || !message) {
-      return checkResult('chat', 'fail', 'no choices[0].message in the answer', {
-        target,
-        failure: bodyFailure(expected, 'JSON without choices[0].message', answer.text, 'not an OpenAI-compatible chat answer'),
-      });
+  const expected = 'HTTP 200 with a non-empty choices[0].message.content';
+  const body = { model, messages: [{ role: 'user', content: CHAT_PROMPT }], max_tokens: maxTokens, temperature: 0 };
+  const answer = await exchange(name, endpoint, c, 'POST', path, body, expected);
+  if (!answer.ok) return answer.result;
+  const choice = firstChoice(answer.json);
+  const message = isObject(choice?.message) ? choice.message : undefined;
+  if (!choice || !message) {
+    return checkResult(name, 'fail', 'no choices[0].message in the answer', {
+      target,
+      failure: bodyFailure(expected, 'JSON without choices[0].message', answer.text, 'not an OpenAI-compatible chat answer'),
+    });
+  }
+  return textOutcome(name, target, expected, answer.text, message.content, message.reasoning_content, choice.finish_reason, maxTokens, usageOf(answer.json));
+}
+
+/**
+ * Each LoRA adapter of a model answers by name: `POST /v1/chat/completions` with `model: <adapter>`
+ * through the model's own endpoint, one adapter after the other. One check for all of them (its
+ * name stays unique per model): it passes when every adapter answers, and fails with the first
+ * adapter that does not, naming it; `data.adapters` holds what each answered.
+ */
+export function checkAdapters(endpoint: Endpoint, adapters: readonly { readonly name: string; readonly parent: string }[], options: HttpCheckOptions = {}): Promise<CheckResult> {
+  const c = call(endpoint, options);
+  const target = c.target('POST', '/v1/chat/completions');
+  return timed('adapters', target, async () => {
+    const seen: Record<string, JsonValue>[] = [];
+    for (const adapter of adapters) {
+      const result = await chatOnce('adapters', endpoint, c, adapter.name, options);
+      seen.push({ name: adapter.name, parent: adapter.parent, status: result.status, message: result.message });
+      if (result.status === 'fail') {
+        const failure = result.failure && {
+          ...result.failure,
+          cause:
+            result.failure.httpStatus === 404
+              ? `the server does not know "${adapter.name}": it was not loaded (the model server's --lora-modules, its log at start-up), or the request reached a server of another model`
+              : result.failure.cause,
+        };
+        return checkResult('adapters', 'fail', `adapter "${adapter.name}" (of ${adapter.parent}): ${result.message}`, { target, failure, data: { adapters: seen } });
+      }
     }
-    return textOutcome('chat', target, expected, answer.text, message.content, message.reasoning_content, choice.finish_reason, maxTokens, usageOf(answer.json));
+    return checkResult('adapters', 'pass', `${adapters.map((a) => `"${a.name}"`).join(', ')} ${adapters.length === 1 ? 'answers' : 'answer'} by name`, { target, data: { adapters: seen } });
   });
 }
 
@@ -219,7 +251,7 @@ function usageOf(json: unknown): number | null {
 }
 
 function textOutcome(
-  name: 'chat' | 'completions',
+  name: 'chat' | 'completions' | 'adapters',
   target: string,
   expected: string,
   raw: string,
@@ -240,7 +272,7 @@ function textOutcome(
       data: { ...data, reasoning: preview(reasoning, 120) },
     });
   }
-  const field = name === 'chat' ? 'choices[0].message.content' : 'choices[0].text';
+  const field = name === 'completions' ? 'choices[0].text' : 'choices[0].message.content';
   const got = content === undefined || content === null ? `no ${field}` : typeof content === 'string' ? `an empty ${field}` : `a ${field} that is not a string`;
   const cause =
     finishReason === 'length'

@@ -23,6 +23,8 @@ export const RESULT_SCHEMA_VERSION = 1;
  * - `chat`: `POST /v1/chat/completions` answers with non-empty content.
  * - `chat-stream`: the same with `"stream": true`: a well-formed SSE stream ending in `[DONE]`.
  * - `completions`: `POST /v1/completions` answers with non-empty text.
+ * - `adapters`: (models with LoRA adapters) each adapter answers a chat request by its own name,
+ *   through the model's endpoint.
  * - `embeddings`: `POST /v1/embeddings` answers one finite vector per input, all of one dimension.
  * - `gateway-rejects-embeddings`: informational, never fails: what the Gateway does with
  *   `/v1/embeddings` (GAIE v1.2's EPP rejects it with 400).
@@ -37,6 +39,7 @@ export const CHECK_NAMES = [
   'chat',
   'chat-stream',
   'completions',
+  'adapters',
   'embeddings',
   'gateway-rejects-embeddings',
   'load',

@@ -311,6 +311,31 @@ describe('--base-url', () => {
   });
 });
 
+describe('adapters', () => {
+  it('asks each adapter of a model by name through its endpoint, after the model\'s own checks; models without adapters get no such check', async () => {
+    const p = planOf(
+      [
+        { category: 'generative', name: 'Gen', slug: 'gen', adapters: ['gen-sql', 'gen-chat'] },
+        { category: 'generative', name: 'Other', slug: 'other' },
+      ],
+      { upstream: '2026-08' },
+    );
+    const server = await startModelServer({ models: ['org/gen', 'gen-sql', 'gen-chat', 'org/other'] });
+    const result = await verifyPlan(p, { baseUrl: server.url });
+    expect(statuses(result)).toEqual({
+      Gen: ['ready:skip', 'pulled:skip', 'models:pass', 'chat:pass', 'chat-stream:pass', 'completions:pass', 'adapters:pass'],
+      Other: ['ready:skip', 'pulled:skip', 'models:pass', 'chat:pass', 'chat-stream:pass', 'completions:pass'],
+    });
+    expect(server.requests.filter((r) => r.body?.model === 'gen-sql' || r.body?.model === 'gen-chat').map((r) => `${r.path} ${String(r.body?.model)}`)).toEqual([
+      '/v1/chat/completions gen-sql',
+      '/v1/chat/completions gen-chat',
+    ]);
+    const missing = await verifyPlan(p, { baseUrl: (await startModelServer({ models: ['org/gen', 'gen-sql', 'org/other'] })).url, models: ['Gen'] });
+    expect(missing.ok).toBe(false);
+    expect(missing.models[0]!.checks.find((c) => c.name === 'adapters')!.message).toBe('adapter "gen-chat" (of org/gen): POST /v1/chat/completions: HTTP 404');
+  });
+});
+
 describe('options', () => {
   it('selects models by name or slug, and names the models there are for an unknown one', async () => {
     const server = await startModelServer({ models: ['org/gen', 'org/emb'] });

@@ -12,6 +12,7 @@ import { joinUrl, type Endpoint } from './http.ts';
 import { connectCluster } from './kubeconfig.ts';
 import { loadCheck, MAX_LOAD_CONCURRENCY, MAX_LOAD_REQUESTS, runLoadProbe } from './load.ts';
 import {
+  checkAdapters,
   checkChat,
   checkChatStream,
   checkCompletions,
@@ -298,6 +299,7 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
             ['chat', (e) => checkChat(e, name, httpOptions)],
             ['chat-stream', (e) => checkChatStream(e, name, httpOptions)],
             ['completions', (e) => checkCompletions(e, name, httpOptions)],
+            ...(model.adapters.length > 0 ? [['adapters', (e: Endpoint) => checkAdapters(e, model.adapters, httpOptions)] as [CheckName, (e: Endpoint) => Promise<CheckResult>]] : []),
           ]
         : [
             ['models', (e) => checkModels(e, name, httpOptions)],

@@ -14,6 +14,8 @@ export interface ModelSpec {
   /** Give the model a modelSource (ORAS from Harbor for llm-d, Hugging Face for KServe). */
   readonly pull?: boolean;
   readonly prefill?: number;
+  /** LoRA adapters by name (2026-08 llm-d: from the Hub, loaded by vLLM). */
+  readonly adapters?: readonly string[];
 }
 
 /**
@@ -43,7 +45,8 @@ export function planOf(specs: readonly ModelSpec[], options: { readonly upstream
         write(`${folder}/ms-${spec.slug}/values.yaml`, `modelArtifacts:\n  name: ${served}\n${spec.pull ? '' : `  uri: hf://${served}\n`}${prefill}`);
         if (spec.pull) source = `\n        modelSource:\n          harborRef: harbor.example.com/models/${spec.slug}:v1\n          modelUri: hub/${served}\n          storageSize: 5Gi`;
       }
-      entries[spec.category].push(`      - name: ${spec.name}\n        enabled: true${spec.platform === 'kserve' ? '\n        platform: kserve' : ''}${source}`);
+      const adapters = spec.adapters?.length ? `\n        adapters:${spec.adapters.map((a) => `\n          - name: ${a}\n            huggingFace:\n              repo: org/${a}`).join('')}` : '';
+      entries[spec.category].push(`      - name: ${spec.name}\n        enabled: true${spec.platform === 'kserve' ? '\n        platform: kserve' : ''}${source}${adapters}`);
     }
     const harbor = specs.some((s) => s.pull && s.platform !== 'kserve')
       ? `  app-serving:harborHostname: harbor.example.com\n  app-serving:harborUser: robot$test\n  app-serving:harborToken:\n    secure: v1:cGxhY2Vob2xkZXI=:cGxhY2Vob2xkZXI=\n`

@@ -224,4 +224,36 @@ describe('the example stack moved to the 2026-08 set', () => {
     const verify = await verifyDeployed(cluster, envoy);
     expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
   }, 900_000);
+
+  it('then with LoRA adapters from Harbor: diff and the engine agree (the pull Job replaced, the model server updated, its pods restart), pulumi up carries them, verify asks each by name', async () => {
+    const withAdapters = (c: Record<string, unknown>) => {
+      toCurrent(c);
+      c['app-serving:router'] = { mode: 'gateway', gatewayClass: 'envoy' };
+      modelsOf(c).generative[0].adapters = [{ name: 'qwen3-sql', harborRef: 'harbor.example.com/ai-adapters/qwen3-sql:v1' }];
+    };
+    // The base is the stack behind Envoy Gateway (the step before): commit it, so that diff compares with it.
+    const envoy = writeStack((c) => {
+      toCurrent(c);
+      c['app-serving:router'] = { mode: 'gateway', gatewayClass: 'envoy' };
+    });
+    git('add', '-A');
+    git('commit', '-q', '-m', 'envoy');
+    base = envoy;
+    // The stack behind Envoy Gateway is converged (a preview of it changes nothing): what follows is the adapter's alone.
+    const again = await stack.preview();
+    expect(again.steps.filter((s) => s.op !== 'same').map((s) => [s.op, s.urn.split('::').pop(), s.diffs])).toEqual([]);
+    const { diff, engine, json } = await compare({ stack: withAdapters });
+    expect(sorted(engine)).toEqual(sorted(diff));
+    expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:batch/v1:Job')).map(([, v]) => v)).toEqual(['replace']);
+    expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:apps/v1:Deployment') && k.includes('model-server')).map(([, v]) => v)).toEqual(['update']);
+    expect(json.warnings.map((w: any) => w.code)).toEqual(expect.arrayContaining(['adapters.changed', 'pods.restart']));
+    const changed = writeStack(withAdapters);
+    await stack.setConfig(changed.config);
+    const up = await stack.up();
+    expect(up.result.summary.result).toBe('succeeded');
+    expect(await deployedProblems(cluster, changed.plan)).toEqual([]);
+    const verify = await verifyDeployed(cluster, changed);
+    expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
+    expect(verify.passed).toContain('Qwen3-0.6B-rke2/adapters');
+  }, 900_000);
 });

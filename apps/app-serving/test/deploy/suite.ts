@@ -97,6 +97,9 @@ export function describeDeploys(upstream: Upstream): void {
         const verify = await verifyDeployed(cluster, sut);
         expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
         expect(verify.codes.every((code) => code === 0)).toBe(true);
+        // Every LoRA adapter answered by its name (verify's adapters check ran and passed).
+        const withAdapters = sut.plan.models.filter((m) => m.adapters.length > 0).map((m) => `${m.name}/adapters`);
+        expect(verify.passed.filter((check) => check.endsWith('/adapters')).sort()).toEqual(withAdapters.sort());
       }, 900_000);
 
       it('no-op: a second up changes nothing', async () => {

@@ -342,7 +342,7 @@ async function llmdProblems(model: AnyLlmdModelPlan, expectObject: ExpectObject,
   )) as any;
   if (epp?.spec) await placed(`EPP ${model.inferencePool.epp}`, ns, epp.spec.selector.matchLabels, model.controlNodeSelector);
   await expectObject(`Deployment ${ns}/${model.modelServer.decodeDeployment}`, `/apis/apps/v1/namespaces/${ns}/deployments/${model.modelServer.decodeDeployment}`, (o) =>
-    o.status?.readyReplicas === model.modelServer.decodeReplicas ? null : `${o.status?.readyReplicas ?? 0} ready replicas, the plan says ${model.modelServer.decodeReplicas}`,
+    o.status?.readyReplicas === model.modelServer.decodeReplicas ? (model.upstream === '2026-08' ? loraProblem(model, o) : null) : `${o.status?.readyReplicas ?? 0} ready replicas, the plan says ${model.modelServer.decodeReplicas}`,
   );
   await placed(`decode pods of ${model.name}`, ns, { ...model.modelServer.podLabels, 'llm-d.ai/role': 'decode' }, model.nodeSelector, model.modelServer.decodeReplicas);
   if (model.httpRoute && !(model.upstream === '2026-08' && model.router.gatewayClass === 'envoy')) {
@@ -411,17 +411,32 @@ async function envoyClassProblems(model: Extract<AnyLlmdModelPlan, { upstream: '
   });
 }
 
+/** The model server's vLLM gets exactly the plan's adapters: one `--lora-modules` with `<name>=<path>` each (features/adapters). */
+function loraProblem(model: AnyLlmdModelPlan, deployment: any): string | null {
+  const args: string[] = deployment.spec.template.spec.containers.find((c: any) => c.name === 'modelserver')?.args ?? [];
+  const at = args.indexOf('--lora-modules');
+  const after = at < 0 ? [] : args.slice(at + 1);
+  const end = after.findIndex((a) => a.startsWith('--'));
+  const modules = end < 0 ? after : after.slice(0, end);
+  const wanted = model.adapters.map((a) => `${a.name}=${a.path}`);
+  return JSON.stringify(modules) === JSON.stringify(wanted) && args.filter((a) => a === '--lora-modules').length === (wanted.length ? 1 : 0) ? null : `--lora-modules ${JSON.stringify(modules)}, the plan's adapters are ${JSON.stringify(wanted)}`;
+}
+
 async function kserveProblems(model: KserveModelPlan, expectObject: ExpectObject): Promise<void> {
   const ns = model.namespace;
-  await expectObject(`LLMInferenceService ${ns}/${model.service}`, `/apis/${model.apiVersion}/namespaces/${ns}/llminferenceservices/${model.service}`);
+  await expectObject(`LLMInferenceService ${ns}/${model.service}`, `/apis/${model.apiVersion}/namespaces/${ns}/llminferenceservices/${model.service}`, (o) => {
+    // KServe writes vLLM's options from spec.model.lora: exactly the plan's adapters there.
+    const names = ((o.spec.model?.lora?.adapters ?? []) as { name: string }[]).map((a) => a.name);
+    return JSON.stringify(names) === JSON.stringify(model.adapters.map((a) => a.name)) ? null : `spec.model.lora.adapters ${JSON.stringify(names)}, the plan's are ${JSON.stringify(model.adapters.map((a) => a.name))}`;
+  });
   await expectObject(`LLMInferenceServiceConfig ${ns}/${model.config}`, `/apis/${model.apiVersion}/namespaces/${ns}/llminferenceserviceconfigs/${model.config}`);
   await expectObject(`ServiceAccount ${ns}/${model.serviceAccount}`, `/api/v1/namespaces/${ns}/serviceaccounts/${model.serviceAccount}`);
   if (model.hfTokenSecret) await expectObject(`Secret ${ns}/${model.hfTokenSecret}`, `/api/v1/namespaces/${ns}/secrets/${model.hfTokenSecret}`);
 }
 
-/** The served model name of every model of a plan (what the local model server answers for). */
+/** The served model name of every model of a plan and of its LoRA adapters (what the local model server answers for). */
 export function servedNames(plan: DeploymentPlan): string[] {
-  return plan.models.map((m) => (m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName));
+  return plan.models.flatMap((m) => [m.platform === 'llm-d' ? m.modelServer.servedModelName : m.servedModelName, ...m.adapters.map((a) => a.name)]);
 }
 
 /**
@@ -431,7 +446,7 @@ export function servedNames(plan: DeploymentPlan): string[] {
  * groups of the same credential (`APP_SERVING_VERIFY_TOKEN` is one per run): the failed checks of
  * all runs, their stderr and exit codes.
  */
-export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderTest, 'file' | 'modelsDir' | 'plan' | 'credentials'>): Promise<{ failing: string[]; stderr: string; codes: (number | null)[] }> {
+export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderTest, 'file' | 'modelsDir' | 'plan' | 'credentials'>): Promise<{ failing: string[]; passed: string[]; stderr: string; codes: (number | null)[] }> {
   const names = servedNames(sut.plan);
   const servers: ModelServer[] = [];
   const serve = async (authorize?: ModelServerOptions['authorize']) => {
@@ -451,6 +466,7 @@ export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderT
       groups.set(token, [...(groups.get(token) ?? []), model.name]);
     }
     const failing: string[] = [];
+    const passed: string[] = [];
     let stderr = '';
     const codes: (number | null)[] = [];
     for (const [token, models] of groups) {
@@ -460,10 +476,11 @@ export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderT
       );
       const report = JSON.parse(run.stdout || 'null');
       failing.push(...(report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'fail').map((c: any) => `${m.name}/${c.name}: ${c.message}`)));
+      passed.push(...(report?.models ?? []).flatMap((m: any) => m.checks.filter((c: any) => c.status === 'pass').map((c: any) => `${m.name}/${c.name}`)));
       stderr += run.stderr;
       codes.push(run.code);
     }
-    return { failing, stderr, codes };
+    return { failing, passed, stderr, codes };
   } finally {
     for (const server of servers) await server.close();
   }

@@ -43,6 +43,20 @@ const ROUTER_VARIANTS = [
 ] as const;
 
 /**
+ * LoRA adapters from Harbor (features/adapters), on the air-gapped example: the pull Job's
+ * `ADAPTERS`, the model server's `--lora-modules`, admitted and rolled out like the rest.
+ */
+const ADAPTER_VARIANTS = [
+  {
+    file: 'Pulumi.example.yaml',
+    adapters: [
+      { name: 'qwen3-sql', harborRef: 'harbor.example.com/ai-adapters/qwen3-sql:v1' },
+      { name: 'qwen3-support', harborRef: 'harbor.example.com/ai-adapters/qwen3-support:v1' },
+    ],
+  },
+] as const;
+
+/**
  * The suite of one set, on a control plane of its own. `test/sets/<set>.test.ts` runs it: a file per
  * set, so that vitest runs the sets side by side.
  */
@@ -54,8 +68,12 @@ export function describeSet(upstream: Upstream): void {
     }, 900_000);
     afterAll(async () => cluster?.stop());
 
-    const run = async (file: string, router?: Record<string, string>) => {
-      const stack = stackUnderTest(join(APP_DIR, file), { kubeconfig: '/dev/null', upstream, ...(router && { edit: (c: Record<string, unknown>) => void (c['app-serving:router'] = router) }) });
+    const run = async (file: string, router?: Record<string, string>, adapters?: readonly Record<string, string>[]) => {
+      const edit = (c: Record<string, unknown>) => {
+        if (router) c['app-serving:router'] = router;
+        if (adapters) (c['app-serving:models'] as { generative: Record<string, unknown>[] }).generative[0]!.adapters = adapters;
+      };
+      const stack = stackUnderTest(join(APP_DIR, file), { kubeconfig: '/dev/null', upstream, ...((router || adapters) && { edit }) });
       const { plan } = stack;
       expect(plan.models.every((m) => m.upstream === upstream)).toBe(true);
       const prefix = nodePrefix(upstream, stack.name);
@@ -67,13 +85,14 @@ export function describeSet(upstream: Upstream): void {
       await standInControllers(cluster, plan);
       await settled(cluster, plan.models.map((m) => m.namespace));
       expect(await deployedProblems(cluster, plan)).toEqual([]);
-      console.log(`${file}${router ? ` (router ${JSON.stringify(router)})` : ''} on ${upstream}: ${objects.length} objects and ${charts.length} chart objects (${kinds(charts)}) applied and placed`);
+      console.log(`${file}${router ? ` (router ${JSON.stringify(router)})` : ''}${adapters ? ` (adapters ${adapters.map((a) => a.name).join(', ')})` : ''} on ${upstream}: ${objects.length} objects and ${charts.length} chart objects (${kinds(charts)}) applied and placed`);
       await removeStack(cluster, plan, prefix);
     };
 
     it.each(STACKS)('%s', (file) => run(file), 600_000);
     if (upstream === '2026-08') {
       it.each(ROUTER_VARIANTS)('$file, router $router', ({ file, router }) => run(file, router), 600_000);
+      it.each(ADAPTER_VARIANTS)('$file with LoRA adapters from Harbor', ({ file, adapters }) => run(file, undefined, adapters), 600_000);
     }
   });
 }

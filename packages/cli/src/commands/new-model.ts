@@ -11,11 +11,13 @@ import {
   displayPath,
   kserveSizing,
   mirrorTargetProblem,
+  parseAdapterOption,
   parseModelSize,
   readTextFile,
   slugProblemOn,
   VALUES_FOLDERS,
   type Category,
+  type ModelAdapter,
   type Upstream,
 } from '@app-serving/core';
 import { resolveModelsDir, resolveStackFile } from '../context.ts';
@@ -35,6 +37,7 @@ interface NewModelOptions {
   readonly modelsDir?: string;
   readonly upstream?: string;
   readonly stack?: string;
+  readonly adapter?: readonly string[];
   readonly json?: boolean;
 }
 
@@ -62,6 +65,14 @@ export default async function newModel({ options, operands, output }: { options:
     throw new UsageError(`--model-id ${options.modelId}: give a Hugging Face id such as Qwen/Qwen3-8B`);
   }
 
+  const adapters = (options.adapter ?? []).map((text) => {
+    const parsed = parseAdapterOption(text);
+    if ('problem' in parsed) throw new UsageError(`--adapter ${JSON.stringify(text)}: ${parsed.problem}`);
+    return parsed.adapter;
+  });
+  if (adapters.length > 0 && (options.category === 'embedder' || (template !== 'vllm' && template !== 'kserve-vllm'))) {
+    throw new UsageError('--adapter is for generative models served by vLLM (--template vllm or kserve-vllm): LoRA adapters are vLLM\'s (docs/configuration.md#adapters)');
+  }
   if (options.upstream !== undefined && !(UPSTREAMS as readonly string[]).includes(options.upstream)) throw new UsageError(`--upstream ${options.upstream}: the sets are ${UPSTREAMS.join(' and ')}`);
   const stackFile = options.stack === undefined ? undefined : resolveStackFile({ stack: options.stack });
   const stackSet = stackFile === undefined ? undefined : setOfStack(stackFile);
@@ -114,7 +125,7 @@ export default async function newModel({ options, operands, output }: { options:
 
   // The model's own upstream key, where the stack may be on another set (the folders work on theirs only).
   const ownSet = template !== 'kserve-vllm' && stackSet !== upstream ? upstream : undefined;
-  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId), ownSet);
+  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId), ownSet, adapters);
   const written = Object.keys(files).map((dir) => displayPath(join(folder, dir, 'values.yaml')));
   if (options.json) {
     output.json({ folder: displayPath(folder), slug, template, upstream, added: adding, files: written, stackSnippet: snippet });
@@ -206,7 +217,7 @@ function setOfStack(file: string): Upstream {
   return set as Upstream;
 }
 
-function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[], upstream?: Upstream): string {
+function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[], upstream?: Upstream, adapters: readonly ModelAdapter[] = []): string {
   const lines = ['  app-serving:models:', `    ${category}:`, `      - name: ${folder}`, '        enabled: true'];
   if (upstream !== undefined) {
     lines.push(`        # the set its folders are for; drop it when the stack says app-serving:upstream: ${upstream}${upstream === DEFAULT_UPSTREAM ? ' (or nothing)' : ''}`, `        upstream: ${upstream}`);
@@ -217,6 +228,15 @@ function stackSnippet(category: Category, folder: string, template: TemplateName
     lines.push('        nodeSelector:', `          workload: ${template === 'vllm' ? 'gpu' : 'cpu'}`);
   }
   if (modelSource) lines.push(...modelSource);
+  if (adapters.length > 0) {
+    lines.push('        adapters:                # LoRA adapters, each answering under its own name (docs/configuration.md#adapters)');
+    for (const a of adapters) {
+      lines.push(`          - name: ${a.name}`);
+      if (a.harborRef !== undefined) lines.push(`            harborRef: ${a.harborRef}   # pulled into adapters/${a.name}/ on the volume (needs modelSource.harborRef)`);
+      else if (a.path !== undefined) lines.push(`            path: ${a.path}   # already on the model's volume (needs a modelSource)`);
+      else lines.push('            huggingFace:', `              repo: ${a.huggingFace!.repo}`, ...(a.huggingFace!.revision !== undefined ? [`              revision: ${a.huggingFace!.revision}`] : []));
+    }
+  }
   // Who may call it, said out loud (the default is open, which validate warns about).
   const llmdEmbedder = category === 'embedder' && template !== 'kserve-vllm';
   lines.push('        access:', `          open: true             # ${llmdEmbedder ? 'an llm-d embedder has no gateway to check credentials' : 'or apiKeys: [<key name>], or jwt'} (docs/access.md)`);

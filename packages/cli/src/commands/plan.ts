@@ -3,6 +3,7 @@ import {
   DEFAULT_UPSTREAM,
   ROUTER_CHARTS,
   describeAccess,
+  describeAdapters,
   describeAutoscaling,
   describeChart,
   type AnyLlmdModelPlan,
@@ -76,6 +77,7 @@ function describeLlmd(model: AnyLlmdModelPlan): string[] {
     row('model server', `${model.upstream === '2026-08' ? 'Deployment ' : ''}${server.decodeDeployment} ×${server.decodeReplicas}${server.prefillReplicas ? `, prefill ×${server.prefillReplicas}` : ''}, serves "${server.servedModelName}" on :${server.port}`),
     row('ready', `pulumi up waits up to ${model.readyTimeout.text} for the model Deployments (readyTimeout)`),
     row('access', model.embeddingService ? `${describeAccess(model.access)}: the embeddings Service has no gateway in its path` : describeAccess(model.access)),
+    ...adapterLines(model),
   ];
   if (model.autoscaling) {
     const a = model.autoscaling;
@@ -128,6 +130,7 @@ function describeKserve(model: KserveModelPlan): string[] {
     row('route', `Gateway ${model.gateway.namespace}/${model.gateway.name} → ${model.pathPrefix}/v1/… (KServe's HTTPRoute ${model.route})`),
     row('model server', `${model.workload} ×${model.replicas}, serves "${model.servedModelName}" on :${model.port}`),
     row('access', describeAccess(model.access)),
+    ...adapterLines(model),
   ];
   if (model.autoscaling) {
     const a = model.autoscaling;
@@ -138,11 +141,23 @@ function describeKserve(model: KserveModelPlan): string[] {
   return lines;
 }
 
+/** The model's LoRA adapters: each by name, source and where the server loads it (none: no line). */
+function adapterLines(model: { readonly adapters: DeploymentPlan['models'][number]['adapters']; readonly lora: DeploymentPlan['models'][number]['lora'] }): string[] {
+  return describeAdapters(model.adapters, model.lora).map((line, i) => row(i === 0 ? 'adapters' : '', line));
+}
+
 function storageLines(storage: AnyLlmdModelPlan['storage']): string[] {
   if (!storage) return [];
   const volume = `PVC ${storage.pvc} ${storage.size}${storage.storageClass ? ` (class ${storage.storageClass})` : ' (cluster default class)'}${storage.hostPath ? `, PV ${storage.pv} on ${storage.hostPath.node}:${storage.hostPath.dir}` : ''}`;
   const from = storage.source.kind === 'oras' ? storage.source.ref : `huggingface.co/${storage.source.repo}${storage.source.revision ? `@${storage.source.revision}` : ''}`;
-  return [row('storage', volume), row('weights', `Job ${storage.job} ← ${from}, marker ${storage.marker}`)];
+  const adapters = storage.adapters?.items ?? [];
+  const pulled = adapters.filter((a) => a.ref !== null).map((a) => `${a.name} → ${a.dir}`);
+  const checked = adapters.filter((a) => a.ref === null).map((a) => `${a.name} in ${a.dir}`);
+  const extra = [
+    ...(pulled.length ? [`pulls the adapters ${pulled.join(', ')}`] : []),
+    ...(checked.length ? [`checks the adapters ${checked.join(', ')}`] : []),
+  ];
+  return [row('storage', volume), row('weights', `Job ${storage.job} ← ${from}${extra.length ? `; ${extra.join('; ')} (rank ≤ ${storage.adapters!.maxRank})` : ''}, marker ${storage.marker}`)];
 }
 
 function placementLines(nodeSelector: Readonly<Record<string, string>>, tolerations: readonly Toleration[], pullSecret: string | null): string[] {

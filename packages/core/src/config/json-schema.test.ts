@@ -24,6 +24,13 @@ describe('the stack file JSON Schema', () => {
     expect(config.properties['app-serving:cloudProvider']).toMatchObject({ enum: ['cloud', 'on-prem'] });
     expect(config.properties['app-serving:upstream']).toMatchObject({ enum: ['2026-02', '2026-08'] });
   });
+
+  it("describes a model's adapters (exactly the keys the loader takes) and maxLoraRank (vLLM's ranks)", () => {
+    const entry = (schema.properties as any).config.properties['app-serving:models'].properties.generative.items;
+    expect(Object.keys(entry.properties.adapters.items.properties).sort()).toEqual(['harborRef', 'huggingFace', 'name', 'path']);
+    expect(entry.properties.adapters.items).toMatchObject({ required: ['name'], additionalProperties: false });
+    expect(entry.properties.maxLoraRank).toMatchObject({ type: 'number', enum: [1, 8, 16, 32, 64, 128, 256, 320, 512] });
+  });
 });
 
 describe('configKeyPaths', () => {

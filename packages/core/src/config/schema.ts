@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUTOSCALING_SIGNALS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
+import { ADAPTERS_FOLDER, AUTOSCALING_SIGNALS, DEFAULT_LORA_RANK, LORA_RANKS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
 import { durationLimitProblem, durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
@@ -7,6 +7,7 @@ import type {
   ChartOverride,
   GpuToleration,
   KserveSettings,
+  ModelAdapter,
   ModelEntry,
   ModelEntryInput,
   ModelAutoscaling,
@@ -121,6 +122,37 @@ export const modelSourceSchema = z
     huggingFace: huggingFaceSourceSchema.optional(),
   })
   .meta({ description: 'Where the model weights come from and the volume that holds them.' });
+
+/**
+ * An adapter's name: what clients send as `model`, what vLLM registers (`--lora-modules <name>=<path>`:
+ * no "=" or ","), a folder on the volume (`adapters/<name>/`: no "/"), and a header value the
+ * shared endpoint routes on. Letters, digits, ".", "_" and "-", at most 64.
+ */
+const ADAPTER_NAME = /^[A-Za-z0-9]([A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$/;
+const relativePath = (description: string) =>
+  z
+    .string()
+    .regex(RELATIVE_PATH, { message: 'must be a relative path inside the model volume (no leading "/", no "..")' })
+    .refine((p) => !p.split('/').includes('..') && !p.split('/').includes('.'), { message: 'must not contain "." or ".." segments' })
+    .meta({ description });
+
+export const adapterSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(ADAPTER_NAME, { message: 'must be an adapter name: at most 64 letters, digits, ".", "_" and "-", starting and ending with a letter or digit (clients send it as `model`)' })
+      .meta({ description: 'The name clients send as `model` to reach the adapter. Unique across the stack, and not any model\'s served name.' }),
+    harborRef: z
+      .string()
+      .regex(OCI_REF, { message: 'must be an OCI reference with a tag or digest, e.g. harbor.example.com/ai-adapters/sql-lora:v1' })
+      .optional()
+      .meta({ description: `OCI artifact holding the adapter (adapter_config.json and its weights at the artifact's top), pulled by the model's pull Job into \`${ADAPTERS_FOLDER}/<name>/\` on its volume (the air-gapped way). Needs the model's modelSource.harborRef.` }),
+    huggingFace: huggingFaceSourceSchema.optional().meta({
+      description: 'A Hugging Face repository holding the adapter: downloaded by the model server at start-up (llm-d 2026-08, a model without modelSource) or by KServe\'s storage initializer (kserve).',
+    }),
+    path: relativePath(`A folder on the model's volume that already holds the adapter, relative to the volume (not under \`${ADAPTERS_FOLDER}/\`, the pull Job's). Nothing is pulled. Needs the model's modelSource.`).optional(),
+  })
+  .meta({ description: 'A LoRA adapter of the model, served under its own name: exactly one of harborRef, huggingFace or path.' });
 
 const durationSchema = z
   .string()
@@ -261,6 +293,15 @@ export const modelEntrySchema = z
         'llm-d: how long `pulumi up` waits for the model\'s Deployments to become ready (`pulumi.com/timeoutSeconds` on the decode and prefill Deployments), e.g. `45m`. Default: `30m` (a first pull of a CUDA image plus vLLM\'s start-up exceeds Pulumi\'s 10 minutes).',
     }),
     autoscaling: autoscalingSchema.optional(),
+    adapters: z.array(adapterSchema).min(1).max(64).optional().meta({
+      description: 'LoRA adapters the model server loads at start-up, each answering under its own name (2026-08 llm-d with launch: vllm, or kserve on 2026-08). See docs/configuration.md#adapters.',
+    }),
+    maxLoraRank: z
+      .literal(LORA_RANKS, { message: `must be one of ${LORA_RANKS.join(', ')} (the ranks vLLM takes for --max-lora-rank)` })
+      .optional()
+      .meta({
+        description: `The largest adapter rank the model server accepts (vLLM \`--max-lora-rank\`; KServe \`spec.model.lora.maxRank\`): at least the rank \`r\` of every adapter (its adapter_config.json). One of ${LORA_RANKS.join(', ')}. Default: ${DEFAULT_LORA_RANK}. A higher value reserves more GPU memory per adapter slot.`,
+      }),
   })
   .meta({ description: 'One model of the stack.' });
 
@@ -380,3 +421,4 @@ true satisfies Same<z.output<typeof routerSchema>, RouterSettings>;
 true satisfies Same<z.output<typeof autoscalingSchema>, ModelAutoscaling>;
 true satisfies Same<z.output<typeof prometheusSchema>, PrometheusSettings>;
 true satisfies Same<z.output<typeof accessSchema>, ModelAccess>;
+true satisfies Same<z.output<typeof adapterSchema>, ModelAdapter>;

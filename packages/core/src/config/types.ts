@@ -1,4 +1,4 @@
-import type { AUTOSCALING_SIGNALS, Platform, RouterGatewayClass, Upstream } from '../constants.ts';
+import type { AUTOSCALING_SIGNALS, LORA_RANKS, Platform, RouterGatewayClass, Upstream } from '../constants.ts';
 import type { Secret } from '../secret.ts';
 
 /**
@@ -133,6 +133,23 @@ export interface ModelAccess {
   rateLimit?: RateLimit | undefined;
 }
 
+/**
+ * `models.<category>[].adapters[]`: a LoRA adapter served beside the model under its own name. Its
+ * source is exactly one of `harborRef` (an OCI artifact pulled into the model's volume, the
+ * air-gapped way), `huggingFace` (a Hub repository) or `path` (a folder already on the model's
+ * volume). features/adapters holds the rules and the plan.
+ */
+export interface ModelAdapter {
+  /** The name clients send as `model`; unique across the stack. */
+  name: string;
+  harborRef?: string | undefined;
+  huggingFace?: HuggingFaceSource | undefined;
+  path?: string | undefined;
+}
+
+/** A value vLLM takes for `--max-lora-rank`. */
+export type LoraRank = (typeof LORA_RANKS)[number];
+
 /** One model of the stack (an entry of `models.generative` or `models.embedder`). */
 export interface ModelEntry {
   name: string;
@@ -147,6 +164,10 @@ export interface ModelEntry {
   /** The set of upstream versions this model is deployed with; default: the stack's `upstream`. */
   upstream?: Upstream | undefined;
   autoscaling?: ModelAutoscaling | undefined;
+  /** LoRA adapters the model server loads at start-up, each served under its own name. */
+  adapters?: ModelAdapter[] | undefined;
+  /** The largest rank of the model's adapters vLLM accepts (`--max-lora-rank`); default 16. */
+  maxLoraRank?: LoraRank | undefined;
 }
 
 /** {@link ModelEntry} as written: `enabled` defaults to true, `nodeSelector` to `{}`. */

@@ -4,6 +4,7 @@ import type { ImageSource } from '../images.ts';
 import type { DeploymentPlan, ModelPlan } from '../plan.ts';
 import { deepEqual } from '../values/merge.ts';
 import { KSERVE_RELEASES } from '../kserve/releases.ts';
+import { describeAdapterSource } from '../features/adapters/plan.ts';
 import { resourceIdentity } from './identity.ts';
 import { groupKind, isHelmRelease, replaceVerdict } from './replace.ts';
 import { diffValues, publicChange, type LocatedChange, type ValueChange } from './values.ts';
@@ -82,7 +83,7 @@ export interface ModelDiff {
   readonly resources: readonly ResourceChange[];
 }
 
-export type DiffWarningCode = 'model.removed' | 'pods.restart' | 'weights.changed' | 'namespace.renamed' | 'provider.changed' | 'secret.changed' | 'images.mirror-first';
+export type DiffWarningCode = 'model.removed' | 'pods.restart' | 'weights.changed' | 'adapters.changed' | 'namespace.renamed' | 'provider.changed' | 'secret.changed' | 'images.mirror-first';
 
 export interface DiffWarning {
   readonly code: DiffWarningCode;
@@ -322,6 +323,8 @@ function modelWarnings(old: ModelPlan | undefined, now: ModelPlan | undefined, r
   } else if (oldWeights === null && newWeights !== null) {
     warn('weights.changed', `weights now come from ${describeWeights(newWeights)}: the model pods restart once the pull Job has finished`);
   }
+  const adapters = adapterChanges(old, now);
+  if (adapters) warn('adapters.changed', adapters);
   const server = moved ? [] : modelServerChanges(now, resources, releases);
   if (server.length > 0) {
     const shown = server.slice(0, 3).join(', ') + (server.length > 3 ? `, … (${server.length} changes)` : '');
@@ -364,6 +367,28 @@ function setMove(old: ModelPlan, now: ModelPlan, resources: readonly ResourceCha
     );
   }
   return parts.map((part, i) => (i === 0 ? part : part[0]!.toUpperCase() + part.slice(1))).join('. ');
+}
+
+/**
+ * The model's LoRA adapters added, removed or given another source, and what follows: the model
+ * server's arguments (or, for a new source behind the same name, its pods' adapters annotation)
+ * change, so its pods restart — after the pull Job has fetched what is new. Null when none change.
+ */
+function adapterChanges(old: ModelPlan, now: ModelPlan): string | null {
+  const before = new Map((old.adapters ?? []).map((a) => [a.name, a]));
+  const after = new Map((now.adapters ?? []).map((a) => [a.name, a]));
+  const parts: string[] = [];
+  const added = [...after.values()].filter((a) => !before.has(a.name));
+  const removed = [...before.values()].filter((a) => !after.has(a.name));
+  const changed = [...after.values()].filter((a) => before.has(a.name) && !deepEqual(before.get(a.name)!.source, a.source));
+  if (added.length) parts.push(`added ${added.map((a) => `${a.name} (${describeAdapterSource(a.source)})`).join(', ')}`);
+  if (removed.length) parts.push(`removed ${removed.map((a) => a.name).join(', ')}`);
+  if (changed.length) parts.push(`new source for ${changed.map((a) => `${a.name} (${describeAdapterSource(before.get(a.name)!.source)} → ${describeAdapterSource(a.source)})`).join(', ')}`);
+  const sizes = !deepEqual(old.lora ?? null, now.lora ?? null) && old.lora && now.lora ? `max rank ${old.lora.maxRank} → ${now.lora.maxRank}` : null;
+  if (parts.length === 0 && sizes === null) return null;
+  const pulled = [...added, ...changed].some((a) => a.source.kind === 'oras');
+  const what = now.platform === 'kserve' ? "the LLMInferenceService's spec.model.lora changes and KServe rolls the model pods" : "the model server's arguments (--lora-modules) change and its pods restart (a rolling update)";
+  return `adapters ${[...parts, ...(sizes ? [sizes] : [])].join('; ')}: ${what}${pulled ? ', once the pull Job has fetched the new adapters' : ''}${removed.length ? `; clients of ${removed.map((a) => a.name).join(', ')} get "model not found" from then on` : ''}`;
 }
 
 /** Where the weights come from and where they sit: what, when changed, makes the pull Job run again. */

@@ -255,6 +255,41 @@ describe('diffDeployments', () => {
   });
 });
 
+describe('adapters (features/adapters)', () => {
+  const adapter = (name: string, ref: string) => ({ name, parent: 'org/m', source: { kind: 'oras', ref }, path: `/model-cache/adapters/${name}` });
+  const server = (args: string[]): DiffResource => ({
+    urn: 'urn:A:server',
+    type: 'kubernetes:apps/v1:Deployment',
+    name: 'app-A-model-server',
+    model: 'A',
+    inputs: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'server-a', namespace: 'llm-d-a' }, spec: { template: { spec: { containers: [{ args }] } } } },
+  });
+  const routerModel = (adapters: unknown[], lora: unknown) =>
+    model('A', { upstream: '2026-08', modelServer: { decodeDeployment: 'server-a' }, adapters, lora });
+
+  it('warns of an added and a removed adapter, and of a new source: the server restarts (after the pull for a new artifact)', () => {
+    const before = routerModel([adapter('sql', 'h/sql:1'), adapter('old', 'h/old:1')], { maxRank: 16, maxLoras: 2, maxCpuLoras: 2 });
+    const after = routerModel([adapter('sql', 'h/sql:2'), adapter('chat', 'h/chat:1')], { maxRank: 16, maxLoras: 2, maxCpuLoras: 2 });
+    const diff = diffDeployments(
+      side([before], [server(['--lora-modules', 'sql=/model-cache/adapters/sql', 'old=/model-cache/adapters/old'])]),
+      side([after], [server(['--lora-modules', 'sql=/model-cache/adapters/sql', 'chat=/model-cache/adapters/chat'])]),
+    );
+    expect(diff.warnings.map((w) => [w.code, w.message])).toEqual([
+      [
+        'adapters.changed',
+        'adapters added chat (h/chat:1); removed old; new source for sql (h/sql:1 → h/sql:2): the model server\'s arguments (--lora-modules) change and its pods restart (a rolling update), once the pull Job has fetched the new adapters; clients of old get "model not found" from then on',
+      ],
+      ['pods.restart', "the model server's pods change (spec.template.spec.containers[0].args): they restart (a rolling update; new pods may wait for a free GPU)"],
+    ]);
+  });
+
+  it('says nothing of adapters when they are the same', () => {
+    const same = routerModel([adapter('sql', 'h/sql:1')], { maxRank: 16, maxLoras: 1, maxCpuLoras: 1 });
+    const diff = diffDeployments(side([same], [server(['a'])]), side([same], [server(['a'])]));
+    expect(diff.warnings).toEqual([]);
+  });
+});
+
 describe('resource identity across sets of upstream versions (the components\' aliases)', () => {
   const urn = (types: string, name: string) => `urn:pulumi:prod::app-serving::app-serving:index:AppServing$app-serving:llmd:LlmdModel$${types}::${name}`;
 

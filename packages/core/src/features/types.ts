@@ -1,5 +1,6 @@
 import type { StackConfig } from '../config/load.ts';
 import type { Issue } from '../errors.ts';
+import type { ModelPlan } from '../plan.ts';
 
 /**
  * A capability a stack turns on (DESIGN §2: access, autoscaling, …), kept in one folder of its own
@@ -11,4 +12,6 @@ export interface Feature {
   readonly name: string;
   /** Rules across keys of the loaded stack: every problem, each at its key path. */
   checkStack(config: StackConfig): Issue[];
+  /** Rules across the planned models (what only a model's values say: its served name, …), when the feature has any. */
+  checkModels?(config: StackConfig, models: readonly ModelPlan[]): Issue[];
 }

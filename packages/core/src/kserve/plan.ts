@@ -25,6 +25,7 @@ import type { StrictBlock } from '../values/chart-facts.ts';
 import { HOSTNAME_TOPOLOGY_KEY, KSERVE_AUTOSCALER_KEYS, kserveWellKnownConfigs, type KserveWellKnownImage } from './facts.ts';
 import { KSERVE_V0_18, type KserveRelease } from './releases.ts';
 import { kserveScaling, resolveAutoscaling, valuesAutoscalerConflicts, type ResolvedAutoscaling } from '../features/autoscaling/index.ts';
+import { ADAPTERS_ANNOTATION, adapterPlans, adaptersAnnotation, kserveLoraSpec, loraSizes, serverAdapterConflicts, volumeAdapters, type AdapterPlan, type LoraSizes } from '../features/adapters/index.ts';
 
 /** Stack-wide KServe objects: the Envoy Gateway KServe attaches its routes to. */
 export interface KserveStackPlan {
@@ -92,6 +93,10 @@ export interface KserveModelPlan {
   readonly autoscaling: (ResolvedAutoscaling & { readonly actuator: 'hpa' | 'keda' }) | null;
   /** Who may call the model through the Envoy Gateway, and its rate limit (no key's value). */
   readonly access: AccessPlan;
+  /** LoRA adapters served beside the model, each under its own name (`spec.model.lora`); empty when none. */
+  readonly adapters: readonly AdapterPlan[];
+  /** The LoRA sizes written into `spec.model.lora`, or null without adapters. */
+  readonly lora: LoraSizes | null;
 }
 
 /**
@@ -169,7 +174,7 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     );
   }
 
-  const storage = source
+  const volume = source
     ? storagePlan({
         slug,
         source: source.huggingFace ? { ...source, layout: 'directory', modelUri: source.huggingFace.repo } : source,
@@ -181,6 +186,13 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
             : release.downloaderImage,
       })
     : null;
+  // LoRA adapters (features/adapters): KServe v0.20 mounts or downloads them and writes vLLM's
+  // options from spec.model.lora (workload_lora.go); those from Harbor are pulled into the volume
+  // by the model's pull Job first, like the weights, and reach KServe as pvc://.
+  const adapterDrafts = adapterPlans(entry.adapters, '', { volumeMount: null, server: 'kserve' });
+  const sizes = adapterDrafts.length > 0 ? loraSizes(adapterDrafts, entry.maxLoraRank) : null;
+  const onVolume = sizes ? volumeAdapters(adapterDrafts, sizes) : null;
+  const storage = volume && onVolume ? { ...volume, adapters: onVolume } : volume;
   const affinity = nodeAffinityFor(entry.nodeSelector);
   const pullSecrets = harbor ? [{ name: harbor.pullSecret }] : [];
   const spec = file.values;
@@ -244,6 +256,26 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     // propagateSchedulerMetadata): its tokenizer reads the new weights' tokenizer too.
     if (storage) required.push({ path: ['router', 'scheduler', 'annotations', MODEL_REF_ANNOTATION], value: sourceRef(storage), reason: 'new weights restart the scheduler, whose tokenizer reads them' });
   }
+  // An overlay that sets --lora-modules itself makes KServe skip writing the adapters' options
+  // (workload_lora.go, userSuppliedLoRAConfig), so it is refused with the rest.
+  if (sizes) {
+    required.push({ path: ['model', 'lora'], value: kserveLoraSpec(adapterDrafts, sizes, storage?.pvc ?? null), reason: "the stack's adapters and maxLoraRank" });
+    // A new source behind the same name (a new tag) changes no URI KServe mounts: the annotation rolls the pods.
+    required.push({ path: ['annotations', ADAPTERS_ANNOTATION], value: adaptersAnnotation(adapterDrafts)[ADAPTERS_ANNOTATION], reason: 'a new adapter source rolls the model pods' });
+  }
+  const containers = getPath(spec, ['template', 'containers']);
+  const mainIndex = Array.isArray(containers) ? containers.findIndex((c) => isValuesMap(c) && c.name === 'main') : -1;
+  const mainEnv = mainIndex >= 0 ? getPath((containers as unknown[])[mainIndex], ['env']) : undefined;
+  const extraArgs = Array.isArray(mainEnv) ? mainEnv.findIndex((e) => isValuesMap(e) && e.name === 'VLLM_ADDITIONAL_ARGS') : -1;
+  const adapterConflicts = serverAdapterConflicts(
+    file,
+    {
+      args: mainIndex >= 0 ? [['template', 'containers', mainIndex, 'args']] : [],
+      argStrings: extraArgs >= 0 ? [['template', 'containers', mainIndex, 'env', extraArgs, 'value']] : [],
+    },
+    adapterDrafts,
+  );
+  list.addAll(adapterConflicts.issues);
   list.addAll(findConflicts(file, required));
 
   const lists: Values = {
@@ -315,6 +347,10 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     if (mirror) mirrored.push({ ...fact, image });
   }
   if (storage) images.push({ image: storage.image, where: `model ${storage.source.kind === 'oras' ? 'pull' : 'download'} Job ${storage.job}` });
+  // KServe downloads hf:// adapters with its storage initializer, an init container of the model's pods.
+  const fromHub = adapterDrafts.filter((a) => a.source.kind === 'huggingface').map((a) => a.name);
+  if (fromHub.length > 0) images.push({ image: release.downloaderImage, where: `KServe ${release.version} storage initializer (its storageInitializer image), downloading the adapters ${fromHub.join(', ')}` });
+  const adapters: AdapterPlan[] = adapterDrafts.map((a) => ({ ...a, parent: servedModelName }));
   return {
     platform: 'kserve',
     upstream: release.upstream,
@@ -348,6 +384,8 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     images,
     autoscaling: autoscaled ? { ...resolveAutoscaling(autoscaled), actuator: KSERVE_SCALING_ACTUATOR } : null,
     access: accessPlan(entry.access),
+    adapters,
+    lora: sizes,
   };
 }
 

@@ -124,6 +124,13 @@ export function modelJobManifest(args: ModelJobArgs) {
     { name: 'EXPECT_PATH', value: storage.expectPath },
     { name: 'HOME', value: '/tmp' },
   ];
+  // LoRA adapters on the volume (features/adapters): pulled by ORAS (a reference) or checked there ("-").
+  if (storage.adapters) {
+    env.push(
+      { name: 'ADAPTERS', value: storage.adapters.items.map((a) => `${a.name} ${a.dir} ${a.ref ?? '-'}`).join('\n') },
+      { name: 'MAX_LORA_RANK', value: String(storage.adapters.maxRank) },
+    );
+  }
   if (oras) env.push({ name: 'REGISTRY_CONFIG', value: '/etc/registry-auth/config.json' });
   else {
     if (storage.source.kind === 'huggingface') {

@@ -163,6 +163,9 @@ function planModel({ config, model, charts: anyCharts, harbor, toleration, list,
     images,
     autoscaling,
     access: features.accessPlan(entry.access),
+    // The 2026-02 set serves no adapters (features/adapters/rules.ts refuses them, with the reason).
+    adapters: [],
+    lora: null,
     origins: {
       modelServer: `the ${names.releases.modelService} release`,
       epp: `the ${names.releases.gaie} release (GAIE inferencepool)`,

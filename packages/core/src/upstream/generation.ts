@@ -3,7 +3,7 @@ import type { StackConfig } from '../config/load.ts';
 import type { DiscoveredModel, ValuesFolder } from '../discovery.ts';
 import type { Issue, IssueList } from '../errors.ts';
 import type { ModelAccess } from '../config/types.ts';
-import type { AccessPlan, AnyLlmdModelPlan, AutoscalingPlan, AutoscalingPlanInput, DeploymentPlan } from '../plan.ts';
+import type { AccessPlan, AnyLlmdModelPlan, AutoscalingPlan, AutoscalingPlanInput, DeploymentPlan, ModelAdapters, ModelAdaptersInput } from '../plan.ts';
 import type { ValuesFile } from '../discovery.ts';
 import type { Toleration } from '../values/scheduling.ts';
 
@@ -36,6 +36,8 @@ export interface LlmdFeatures {
   planAutoscaling(input: AutoscalingPlanInput): AutoscalingPlan;
   /** A values file of an autoscaled model that fixes the replica count or brings its own autoscaler. */
   valuesAutoscalerConflicts(file: ValuesFile | undefined, keys: AutoscalerKeys): Issue[];
+  /** A model's LoRA adapters for a vLLM server the set launches: vLLM's options, the pull Job's part, the values file's conflicts. */
+  planModelAdapters(input: ModelAdaptersInput): ModelAdapters;
 }
 
 /** An endpoint picker's pool-wide gauges and the label that names the pool (a set's fact). */

@@ -55,7 +55,20 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
   list.addAll(issues);
   if (!server || list.size > before) return undefined;
 
-  const storage = storageOf(config, entry, slug);
+  const volume = storageOf(config, entry, slug);
+  // LoRA adapters: vLLM's options after the file's args, their sources on the pod template, and
+  // what the pull Job fetches into the volume (features/adapters).
+  const lora = features.planModelAdapters({
+    adapters: entry.adapters,
+    maxLoraRank: entry.maxLoraRank,
+    parent: server.servedModelName,
+    volumeMount: volume && server.mountModelVolume ? volume.mountPath : null,
+    file: model.values.server,
+    keys: { launch: ['launch'], args: [['args']], mountModelVolume: ['mountModelVolume'] },
+  });
+  list.addAll(lora.issues);
+  warnings.push(...lora.warnings);
+  const storage = volume && lora.volume ? { ...volume, adapters: lora.volume } : volume;
   const readyTimeout = readyTimeoutOf(entry);
   const controlNodeSelector = controlNodeSelectorOf(config, entry);
   const controlAffinity = nodeAffinityFor(controlNodeSelector);
@@ -139,6 +152,7 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
     readyTimeoutSeconds: readyTimeout.seconds,
     // The autoscaler owns replicas: the Deployment starts with the first count (the component leaves spec.replicas to KEDA).
     ...(autoscaling && { replicas: autoscaling.initialReplicas }),
+    ...(lora.adapters.length > 0 && { adapters: { args: lora.args, podAnnotations: lora.podAnnotations } }),
   });
 
   const gatewayConfig = config.modelGateway ?? { routeNamespaces: 'Same' as const, accessLogging: true };
@@ -235,6 +249,8 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
     images,
     autoscaling,
     access,
+    adapters: lora.adapters,
+    lora: lora.sizes,
     origins: {
       modelServer: `the Deployment ${names.modelServer} (the model server)`,
       epp: `the ${names.release} release (${chartLabel})`,

@@ -205,6 +205,11 @@ export interface ModelServerInput {
   readonly readyTimeoutSeconds: number;
   /** Replicas to start with, when an autoscaler owns the count (else the values file's `replicas`). */
   readonly replicas?: number;
+  /**
+   * The model's LoRA adapters (features/adapters): vLLM's options, written after the values file's
+   * `args` (launch vllm), and the pod annotation that names their sources.
+   */
+  readonly adapters?: { readonly args: readonly string[]; readonly podAnnotations: Readonly<Record<string, string>> };
 }
 
 /**
@@ -216,7 +221,7 @@ export function modelServerDeployment(input: ModelServerInput): Record<string, u
   const { server } = input;
   const vllm = server.launch === 'vllm';
   const model = input.storage && server.mountModelVolume ? input.storage.weights.model : (server.model ?? server.servedModelName);
-  const args = vllm ? [model, '--served-model-name', server.servedModelName, '--port', String(server.port), ...server.args] : [...server.args];
+  const args = vllm ? [model, '--served-model-name', server.servedModelName, '--port', String(server.port), ...server.args, ...(input.adapters?.args ?? [])] : [...server.args];
   const httpGet = (path: string) => ({ httpGet: { path, port: 'modelserver' } });
   const withVolume = input.storage !== null && server.mountModelVolume;
   const env = [...(withVolume ? input.storage!.weights.env.filter((e) => !server.env.some((own) => own.name === e.name)) : []), ...server.env];
@@ -244,7 +249,7 @@ export function modelServerDeployment(input: ModelServerInput): Record<string, u
     ...((server.pod.volumes as Values[] | undefined) ?? []),
     ...(withVolume ? [{ name: 'model-storage', persistentVolumeClaim: { claimName: input.storage!.pvc, readOnly: input.storage!.weights.readOnly } }] : []),
   ];
-  const annotations = { ...server.podAnnotations, ...(input.storage && { [MODEL_REF_ANNOTATION]: input.storage.ref }) };
+  const annotations = { ...server.podAnnotations, ...(input.storage && { [MODEL_REF_ANNOTATION]: input.storage.ref }), ...input.adapters?.podAnnotations };
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
