@@ -516,7 +516,9 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
   }
   // Who may call the model: the objects its gateway enforces it with (an llm-d model's Istio
   // gateway; a KServe model's route on the Envoy Gateway), in the model's namespace.
-  for (const { group, resource } of accessResources(model.platform === 'kserve' ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
+  // On the 2026-08 set an llm-d model of class envoy is behind Envoy Gateway too; in standalone mode there is no gateway of its own.
+  const gateway = model.platform === 'kserve' || (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy') ? 'envoy-gateway' : model.upstream === '2026-08' && model.router.gatewayClass === null ? null : 'istio';
+  if (gateway) for (const { group, resource } of accessResources(gateway, model.access)) kinds.push([group, resource, ns]);
   return kinds;
 }
 
