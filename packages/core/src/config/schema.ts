@@ -338,7 +338,7 @@ export const endpointSchema = z
     namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('app-serving').meta({ description: 'The namespace app-serving creates for the endpoint (its Gateway, routes, policies and body-based router). Default: `app-serving`.' }),
     class: z.enum(['istio', 'envoy']).optional().meta({
       description:
-        "The Gateway's class: `istio` (Istio ≥ 1.29 with the inference extension) or `envoy` (Envoy Gateway ≥ v1.5: the stack's Envoy GatewayClass, `kserve.gateway.className`). Default: `router.gatewayClass` when that is istio or envoy, else `envoy`.",
+        "The Gateway's class: `istio` (Istio ≥ 1.29 with the inference extension) or `envoy` (Envoy Gateway ≥ v1.5: the stack's Envoy GatewayClass, `kserve.gateway.className`). Default: `router.gatewayClass` (gateway mode) when that is istio or envoy, else `envoy`.",
     }),
     hostname: z
       .string()

@@ -108,6 +108,13 @@ export function notFoundBody(): string {
   });
 }
 
+/** The annotation naming the models an answer lists: what `app-serving diff` shows when a model comes or goes (the body itself is JSON cut short). */
+export const MODELS_ANNOTATION = 'app-serving.io/models';
+
+function listAnnotation(list: EndpointModelList): Record<string, string> {
+  return { [MODELS_ANNOTATION]: list.data.map((d) => d.id).join(', ') };
+}
+
 /** The body of `GET /v1/models`. */
 export function modelListBody(list: EndpointModelList): string {
   return JSON.stringify(list);
@@ -160,7 +167,7 @@ export function endpointManifests(plan: PlanCore, tools: EndpointTools): Endpoin
       directResponseFilter: {
         apiVersion: 'networking.istio.io/v1alpha3',
         kind: 'EnvoyFilter',
-        metadata: meta(names.directResponseFilter),
+        metadata: { ...meta(names.directResponseFilter), annotations: listAnnotation(plan.list) },
         spec: {
           targetRefs: [gatewayRef],
           configPatches: [
@@ -199,10 +206,10 @@ export function endpointManifests(plan: PlanCore, tools: EndpointTools): Endpoin
     };
   }
 
-  const filter = (name: string, status: number, body: string) => ({
+  const filter = (name: string, status: number, body: string, annotate = false) => ({
     apiVersion: EG,
     kind: 'HTTPRouteFilter',
-    metadata: meta(name),
+    metadata: { ...meta(name), ...(annotate && { annotations: listAnnotation(plan.list) }) },
     spec: { directResponse: { contentType: 'application/json', statusCode: status, body: { type: 'Inline', inline: body } } },
   });
   const extensionRef = (name: string) => ({ type: 'ExtensionRef', extensionRef: { group: ENVOY_GATEWAY_API.group, kind: 'HTTPRouteFilter', name } });
@@ -216,7 +223,7 @@ export function endpointManifests(plan: PlanCore, tools: EndpointTools): Endpoin
       metadata: meta(names.clientTrafficPolicy),
       spec: { targetRefs: [gatewayRef], headers: { earlyRequestHeaders: { remove: [MODEL_HEADER] } } },
     },
-    modelsFilter: filter(names.modelsFilter, 200, modelListBody(plan.list)),
+    modelsFilter: filter(names.modelsFilter, 200, modelListBody(plan.list), true),
     notFoundFilter: filter(names.notFoundFilter, 404, notFoundBody()),
     bbrPolicy: {
       apiVersion: EG,

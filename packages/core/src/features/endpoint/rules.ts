@@ -24,11 +24,12 @@ export interface EndpointRuleTools {
   readonly jwksProblem: (text: string) => string | null;
 }
 
-/** The endpoint's class: its own, else the Router's gateway class when that is istio or envoy, else envoy. */
+/** The endpoint's class: its own, else (gateway mode) the Router's gateway class when that is istio or envoy, else envoy. */
 export function endpointClass(config: Pick<StackConfig, 'endpoint' | 'router'>): 'istio' | 'envoy' {
   const own = config.endpoint?.class;
   if (own) return own;
-  const router = config.router?.gatewayClass;
+  if (config.router?.mode === 'standalone') return 'envoy';
+  const router = config.router?.gatewayClass ?? 'istio';
   return router === 'istio' || router === 'envoy' ? router : 'envoy';
 }
 
