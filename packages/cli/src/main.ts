@@ -243,6 +243,8 @@ function buildProgram(onAction: OnAction): Command {
       .option('--kubeconfig <file>', 'kubeconfig to use (default: KUBECONFIG, ~/.kube/config, or in-cluster)')
       .option('--context <name>', 'kubeconfig context')
       .option('--base-url <url>', 'call this OpenAI-compatible endpoint directly (no cluster access)')
+      .option('--endpoint-url <url>', "check the stack's endpoint at this URL (its base, without /v1), e.g. behind an ingress")
+      .option('--no-endpoint', "leave the stack's endpoint out")
       .option('--model <name...>', 'verify only these models (folder names)')
       .option('--wait <duration>', 'keep retrying readiness until this long has passed, e.g. 10m')
       .option('--timeout <duration>', 'timeout of each check', '30s')

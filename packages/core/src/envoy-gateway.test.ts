@@ -37,6 +37,9 @@ describe('the Envoy Gateway CRD fields core writes, in the v1.8.1 CRDs (drift te
     fullDuplexStreamed: 'EnvoyExtensionPolicy',
     forwardUsernameHeader: 'SecurityPolicy',
     localJWKS: 'SecurityPolicy',
+    apiKeyForwardClientId: 'SecurityPolicy',
+    apiKeySanitize: 'SecurityPolicy',
+    authorizationHeaders: 'SecurityPolicy',
     mergeType: 'EnvoyProxy',
   };
 

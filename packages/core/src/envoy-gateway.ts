@@ -61,6 +61,21 @@ export const ENVOY_CRD_FACTS = {
     since: 'v1.4.0',
     source: 'release-notes/v1.4.0.yaml: "using a local JWKS in an inline string or in a ConfigMap"',
   },
+  apiKeyForwardClientId: {
+    field: ['spec', 'apiKeyAuth', 'forwardClientIDHeader'],
+    since: 'v1.5.0',
+    source: 'release-notes/v1.5.0.yaml: "Added support for forwarding client ID header and sanitizing API keys for API Key authentication" (apiKeyAuth itself: v1.3.0)',
+  },
+  apiKeySanitize: {
+    field: ['spec', 'apiKeyAuth', 'sanitize'],
+    since: 'v1.5.0',
+    source: 'release-notes/v1.5.0.yaml (as apiKeyAuth.forwardClientIDHeader)',
+  },
+  authorizationHeaders: {
+    field: ['spec', 'authorization', 'rules', '[]', 'principal', 'headers'],
+    since: 'v1.4.0',
+    source: 'api/v1alpha1/authorization_types.go: Principal.Headers absent at v1.3.0, present at v1.4.0',
+  },
   mergeType: {
     field: ['spec', 'mergeType'],
     since: 'v1.8.0',

@@ -51,6 +51,8 @@ export type WarningCode =
   | 'warning.simulator-duration'
   | 'warning.upstream-superseded'
   | 'warning.open-access'
+  /** The endpoint's API keys are held in clear by the gateway (Envoy Gateway's apiKeyAuth, for Bearer keys). */
+  | 'warning.keys-in-clear'
   /** `app-serving migrate`: a value of the 2026-02 files the 2026-08 set's files do not carry. */
   | 'warning.not-carried';
 

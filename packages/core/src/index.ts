@@ -84,9 +84,48 @@ export type {
   PrometheusSettingsInput,
   ModelAdapter,
   LoraRank,
+  EndpointSettings,
+  EndpointSettingsInput,
+  EndpointAccess,
+  EndpointAccessInput,
+  EndpointJwtAccess,
+  EndpointKeyFormat,
 } from './config/types.ts';
 export { checkConfigRules, modelPlatform } from './config/rules.ts';
-export { FEATURES, checkFeatureRules } from './features/index.ts';
+export { FEATURES, checkFeatureRules, ENDPOINT_TOOLS } from './features/index.ts';
+// The stack's endpoint (docs/endpoint.md)
+export {
+  BBR_CHART,
+  BBR_IMAGE,
+  BBR_GAIE_VERSION,
+  BBR_NAME,
+  BBR_PORT,
+  MODEL_HEADER,
+  ENDPOINT_LABEL,
+  ENDPOINT_OWNER,
+  ENDPOINT_JWT_PROVIDER,
+  adaptersOf,
+  endpointClass,
+  endpointKeyFormat,
+  endpointKeyObjects,
+  endpointLabels,
+  endpointNames,
+  endpointService,
+  luaAnswers,
+  modelListBody,
+  notFoundBody,
+} from './features/endpoint/index.ts';
+export type {
+  EndpointAccessPlan,
+  EndpointAdapter,
+  EndpointBackend,
+  EndpointManifests,
+  EndpointModel,
+  EndpointModelList,
+  EndpointNames,
+  EndpointRouteManifests,
+  EndpointTools,
+} from './features/endpoint/index.ts';
 export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
 export { MAX_READY_TIMEOUT_SECONDS } from './config/schema.ts';
@@ -168,7 +207,7 @@ export type { ChartRefProblem, LocalChart } from './charts.ts';
 
 // The plan
 export { planDeployment, expandHome, withModelFolderIssues, modelReleases } from './plan.ts';
-export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, LlmdModelPlanBase, AnyLlmdModelPlan, PlanOptions, ModelRelease } from './plan.ts';
+export type { DeploymentPlan, ModelPlan, LlmdModelPlan, LlmdRouterModelPlan, LlmdModelPlanBase, AnyLlmdModelPlan, PlanOptions, ModelRelease, EndpointPlan } from './plan.ts';
 
 // Sets of upstream versions (2026-02: the seed's pins; 2026-08: the llm-d Router, KServe v0.20)
 export { UPSTREAM_SETS, upstreamSetOf, migrationCommand } from './upstream/sets.ts';

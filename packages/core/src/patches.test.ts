@@ -109,3 +109,26 @@ describe('await timeout of a model Deployment', () => {
     expect(patchApplies(patch, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gaie-m-epp' } })).toBe(false);
   });
 });
+
+describe('deployment pod placement (a chart without placement values: GAIE v1.5.0 body-based-routing)', () => {
+  const deployment: KubernetesObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'body-based-router' },
+    spec: { replicas: 1, template: { metadata: { labels: { app: 'body-based-router' } }, spec: { tolerations: [{ key: 'other', operator: 'Exists' }], containers: [{ name: 'bbr' }] } } },
+  };
+  const patch: PostRenderPatch = { kind: 'deployment-pod-placement', deployment: 'body-based-router', affinity: AFFINITY, tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }] };
+
+  it("sets the affinity and adds the tolerations to the pod template, leaving the rest (and the input) as it was", () => {
+    const before = structuredClone(deployment);
+    const patched = applyPatches([patch], deployment) as any;
+    expect(patched.spec.template.spec).toEqual({
+      tolerations: [{ key: 'other', operator: 'Exists' }, { key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }],
+      containers: [{ name: 'bbr' }],
+      affinity: AFFINITY,
+    });
+    expect(deployment).toEqual(before);
+    expect(patchTarget(patch)).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'body-based-router' });
+    expect(patchApplies(patch, { ...deployment, metadata: { name: 'other' } })).toBe(false);
+  });
+});

@@ -8,7 +8,7 @@ import { isValuesMap } from './values/merge.ts';
  * no value for (DESIGN §6). The components apply them through the charts' transforms; `render`
  * and tests apply them to objects directly.
  */
-export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch | AwaitTimeoutPatch | AutoscaledReplicasPatch;
+export type PostRenderPatch = GatewayPodPlacementPatch | ServiceAccountPullSecretPatch | AwaitTimeoutPatch | AutoscaledReplicasPatch | DeploymentPodPlacementPatch;
 
 /**
  * Places the Istio gateway pods: Istio builds the gateway Deployment from the Gateway's
@@ -57,6 +57,18 @@ export interface AutoscaledReplicasPatch {
   readonly deployment: string;
 }
 
+/**
+ * Places a chart's Deployment whose chart has no value for it (GAIE v1.5.0's body-based-routing
+ * chart renders no affinity, tolerations or node selector): a hard node affinity (replacing the
+ * chart's, which it has none of) and the tolerations (added to any it has).
+ */
+export interface DeploymentPodPlacementPatch {
+  readonly kind: 'deployment-pod-placement';
+  readonly deployment: string;
+  readonly affinity?: NodeAffinity;
+  readonly tolerations?: readonly Toleration[];
+}
+
 /** A rendered Kubernetes object, as a chart transform sees it. */
 export interface KubernetesObject {
   apiVersion?: string;
@@ -74,6 +86,7 @@ export function patchTarget(patch: PostRenderPatch): { apiVersion: string; kind:
       return { apiVersion: 'v1', kind: 'ServiceAccount', name: patch.serviceAccount };
     case 'await-timeout':
     case 'autoscaled-replicas':
+    case 'deployment-pod-placement':
       return { apiVersion: 'apps/v1', kind: 'Deployment', name: patch.deployment };
   }
 }
@@ -99,7 +112,14 @@ export function applyPatches(patches: readonly PostRenderPatch[], object: Kubern
   for (const patch of patches) {
     if (!patchApplies(patch, current)) continue;
     if (patch.kind === 'autoscaled-replicas') continue;
-    current = patch.kind === 'gateway-pod-placement' ? placeGatewayPods(patch, current) : patch.kind === 'service-account-pull-secret' ? addPullSecrets(patch, current) : setAwaitTimeout(patch, current);
+    current =
+      patch.kind === 'gateway-pod-placement'
+        ? placeGatewayPods(patch, current)
+        : patch.kind === 'service-account-pull-secret'
+          ? addPullSecrets(patch, current)
+          : patch.kind === 'deployment-pod-placement'
+            ? placeDeploymentPods(patch, current)
+            : setAwaitTimeout(patch, current);
   }
   return current;
 }
@@ -113,6 +133,14 @@ function placeGatewayPods(patch: GatewayPodPlacementPatch, configMap: Kubernetes
   if (patch.tolerations?.length) spec.tolerations = mergeByIdentity(asList(spec.tolerations), patch.tolerations);
   if (patch.imagePullSecrets?.length) spec.imagePullSecrets = mergeByIdentity(asList(spec.imagePullSecrets), patch.imagePullSecrets);
   return { ...configMap, data: { ...data, deployment: stringify(deployment, { lineWidth: 0 }) } };
+}
+
+function placeDeploymentPods(patch: DeploymentPodPlacementPatch, deployment: KubernetesObject): KubernetesObject {
+  const copy = structuredClone(deployment) as Record<string, unknown>;
+  const spec = child(child(child(copy, 'spec'), 'template'), 'spec');
+  if (patch.affinity) spec.affinity = structuredClone(patch.affinity);
+  if (patch.tolerations?.length) spec.tolerations = mergeByIdentity(asList(spec.tolerations), patch.tolerations);
+  return copy as KubernetesObject;
 }
 
 function addPullSecrets(patch: ServiceAccountPullSecretPatch, serviceAccount: KubernetesObject): KubernetesObject {

@@ -12,7 +12,11 @@ import type { StackConfig } from './config/load.ts';
 import { chartRefs, checkLocalCharts } from './charts.ts';
 import { collectModels, type DiscoveredModel, type InlineModels } from './discovery.ts';
 import { checkStackRules } from './stack.ts';
-import { LLMD_FEATURES, checkFeatureModels } from './features/index.ts';
+import { ENDPOINT_TOOLS, LLMD_FEATURES, checkFeatureModels } from './features/index.ts';
+import { BBR_CHART } from './features/endpoint/facts.ts';
+import { planEndpoint, type EndpointPlan } from './features/endpoint/plan.ts';
+import { endpointWarnings } from './features/endpoint/rules.ts';
+export type { EndpointPlan } from './features/endpoint/plan.ts';
 import { durationSeconds } from './config/formats.ts';
 import { IssueList, StackError, formatPath, isAtOrUnder, isStackError, summarizeNames, type Issue } from './errors.ts';
 import { gaieImages, imageWarnings, inventory, modelServiceImages, type ImageSource, type ImageUse } from './images.ts';
@@ -52,6 +56,8 @@ export interface DeploymentPlan {
    * 2026-08 llm-d model's of class `envoy`): one for both platforms (envoy-gateway.ts).
    */
   readonly envoyGatewayClass: EnvoyGatewayClassPlan | null;
+  /** The stack's one OpenAI endpoint (`endpoint`), planned after the models it serves, else null. */
+  readonly endpoint: EndpointPlan | null;
   /** Every container image the stack pulls, de-duplicated. */
   readonly images: readonly ImageUse[];
   readonly warnings: readonly Issue[];
@@ -254,6 +260,19 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
   checkNamespaces(config, models, list);
   list.addAll(checkFeatureModels(config, models));
   checkOneKserve(config, planned, list);
+  // The endpoint, a stack feature, once the models it serves are planned (their names, pools, adapters).
+  const endpointCharts = config.endpoint?.enabled ? (() => {
+    const chartIssues: Issue[] = [];
+    const pinned = { bodyBasedRouting: BBR_CHART };
+    const refs = checkLocalCharts(config, chartRefs(config, warnings, pinned), chartIssues, warnings, { pinned });
+    list.addAll(chartIssues);
+    return refs;
+  })() : null;
+  const endpoint = endpointCharts
+    ? planEndpoint({ config, models, harbor, toleration, chart: endpointCharts.bodyBasedRouting, envoyGatewayClass: envoyGatewayClassOf(config), list, warnings, tools: ENDPOINT_TOOLS })
+    : null;
+  warnings.push(...endpointWarnings(config));
+  if (config.charts?.bodyBasedRouting !== undefined && !endpointCharts) warnings.push(config.locate('warning.no-effect', ['charts', 'bodyBasedRouting'], 'has no effect: the stack has no endpoint'));
   list.throwIfAny();
   warnings.push(...upstreamWarnings(config, planned));
 
@@ -263,7 +282,7 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
   for (const model of discovered) {
     if (model.platform === 'llm-d' && model.values.modelService) warnings.push(...simulatorArgWarnings(model.values.modelService));
   }
-  const images = inventory(models.map((m) => ({ model: m.name, sources: m.images })));
+  const images = inventory([...models.map((m) => ({ model: m.name, sources: m.images })), ...(endpoint ? [{ model: `endpoint ${endpoint.namespace}/${endpoint.name}`, sources: endpoint.images }] : [])]);
   warnings.push(...imageWarnings(images, config.harborHostname, config.cloudProvider === 'on-prem'));
   return {
     stack: config.stackName,
@@ -276,7 +295,9 @@ export function planDeployment(config: StackConfig, modelsDir: string, options: 
     gpuToleration: toleration ?? null,
     models,
     kserve: models.some((m) => m.platform === 'kserve') ? kserveStackPlan(config) : null,
-    envoyGatewayClass: models.some((m) => m.platform === 'kserve' || (m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy')) ? envoyGatewayClassOf(config) : null,
+    envoyGatewayClass:
+      endpoint?.class === 'envoy' || models.some((m) => m.platform === 'kserve' || (m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy')) ? envoyGatewayClassOf(config) : null,
+    endpoint,
     images,
     warnings,
   };

@@ -193,3 +193,53 @@ describe('preflight of an llm-d model behind Envoy Gateway (router.gatewayClass:
     expect(uri.map((c) => c.id)).toContain('crd:securitypolicies.gateway.envoyproxy.io');
   });
 });
+
+describe('preflight of the stack endpoint', () => {
+  const endpointPlan = (lines: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'app-serving-preflight-endpoint-'));
+    const text = `config:\n  app-serving:upstream: 2026-08\n  app-serving:cloudProvider: cloud\n${lines}`;
+    writeFileSync(join(dir, 'Pulumi.ep.yaml'), text);
+    return planDeployment(loadStackFile(join(dir, 'Pulumi.ep.yaml'), 'Pulumi.ep.yaml', { checkRules: false }), MODELS);
+  };
+  const models = '  app-serving:models:\n    generative:\n      - name: Sim\n        gateway: false\n        access: {open: true}\n';
+  const keys = '  app-serving:apiKeys:\n    ci:\n      secure: v1:AAAA:BBBB\n';
+
+  it("Envoy Gateway: the kinds it writes with the fields older releases lack, the namespace by the endpoint's label, the right to create each kind", () => {
+    const plan = endpointPlan(`${keys}  app-serving:router: {mode: standalone}\n  app-serving:endpoint:\n    class: envoy\n    access: {keyFormat: bearer, apiKeys: {ci: ['*']}, rateLimit: {requestsPerMinute: 10}}\n${models}`);
+    const checks = preflightChecks(plan);
+    const ids = checks.map((c) => c.id);
+    expect(ids.filter((id) => id.startsWith('crd:') && /referencegrants|gateway\.envoyproxy\.io/.test(id)).sort()).toEqual([
+      'crd:backendtrafficpolicies.gateway.envoyproxy.io',
+      'crd:clienttrafficpolicies.gateway.envoyproxy.io',
+      'crd:envoyextensionpolicies.gateway.envoyproxy.io',
+      'crd:httproutefilters.gateway.envoyproxy.io',
+      'crd:referencegrants.gateway.networking.k8s.io',
+      'crd:securitypolicies.gateway.envoyproxy.io:spec.apiKeyAuth.forwardClientIDHeader,spec.apiKeyAuth.sanitize,spec.authorization.rules[].principal.headers',
+    ]);
+    expect(checks.find((c) => c.id === 'namespace:app-serving')).toMatchObject({ type: 'namespace', label: 'app-serving.io/endpoint', models: [] });
+    expect(ids).toEqual(expect.arrayContaining(['permission:create:referencegrants.gateway.networking.k8s.io:llm-d-sim', 'permission:create:httproutefilters.gateway.envoyproxy.io:app-serving', 'permission:create:secrets:app-serving']));
+    // Every field asked for is in Envoy Gateway v1.8.1's CRDs.
+    const docs = parseAllDocuments(readUpstream('current/crds/envoy-gateway-v1.8.1.yaml')).map((d) => d.toJS() as any).filter(Boolean);
+    for (const check of checks) {
+      if (check.type !== 'crd' || check.crd.group !== 'gateway.envoyproxy.io') continue;
+      const found = docs.find((d) => d.metadata?.name === `${check.crd.plural}.${check.crd.group}`);
+      const schema = found.spec.versions.find((v: any) => v.name === check.crd.version).schema.openAPIV3Schema;
+      for (const field of check.crd.fields ?? []) {
+        let at = schema;
+        for (const key of field) at = key === '[]' ? at?.items : at?.properties?.[key];
+        expect(at, `${check.crd.kind} ${field.join('.')}`).toBeDefined();
+      }
+    }
+  });
+
+  it('Istio: its EnvoyFilter and policies attached to the Gateway (targetRefs), the class istio', () => {
+    const plan = endpointPlan(`${keys}  app-serving:router: {mode: standalone}\n  app-serving:endpoint:\n    class: istio\n    access: {apiKeys: {ci: ['*']}}\n${models}`);
+    const checks = preflightChecks(plan);
+    expect(checks.filter((c) => c.type === 'crd' && /istio/.test(c.id)).map((c) => [c.id, c.type === 'crd' ? c.crd.fields : null])).toEqual([
+      ['crd:envoyfilters.networking.istio.io', [['spec', 'targetRefs']]],
+      ['crd:destinationrules.networking.istio.io', undefined],
+      ['crd:authorizationpolicies.security.istio.io', [['spec', 'targetRefs']]],
+    ]);
+    expect(checks.map((c) => c.id)).toContain('gateway-class:istio');
+  });
+});

@@ -13,7 +13,8 @@ import {
 import { ENVOY_CRD_FACTS, ENVOY_GATEWAY_API, ENVOY_GATEWAY_MIN_FOR_POOLS, ENVOY_GATEWAY_VERSION, type EnvoyCrdFact } from './envoy-gateway.ts';
 import { KSERVE_RELEASES, type KserveRelease } from './kserve/releases.ts';
 import { ROUTER_POOL_CRD_FIELDS } from './upstream/2026-08/facts.ts';
-import type { DeploymentPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
+import type { DeploymentPlan, EndpointPlan, LlmdRouterModelPlan, ModelPlan } from './plan.ts';
+import { ENDPOINT_LABEL } from './features/endpoint/names.ts';
 import { AUTOSCALING_CRDS } from './features/autoscaling/facts.ts';
 import { accessResources } from './features/access/manifests.ts';
 import { getPath, isValuesMap, type Values } from './values/merge.ts';
@@ -123,7 +124,13 @@ export type PreflightCheck = {
     }
   | { readonly type: 'node'; readonly name: string }
   | { readonly type: 'storage-class'; readonly name: string }
-  | { readonly type: 'namespace'; readonly name: string; readonly slug: string }
+  | {
+      readonly type: 'namespace';
+      readonly name: string;
+      readonly slug: string;
+      /** The label that makes it app-serving's: a model's (`app-serving.io/model`, the default) or the endpoint's (`app-serving.io/endpoint`). */
+      readonly label?: string;
+    }
   | { readonly type: 'permission'; readonly verb: 'create'; readonly group: string; readonly resource: string; readonly namespace: string | null }
   | { readonly type: 'registry-dns'; readonly host: string }
   /** The Prometheus autoscaling reads answers its readiness endpoint (through the API server's service proxy for an in-cluster address). */
@@ -464,6 +471,8 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
     }
   }
 
+  if (plan.endpoint) for (const check of endpointChecks(plan, plan.endpoint)) add(null, check);
+
   if (plan.harbor) {
     add(null, {
       id: `registry-dns:${plan.harbor.hostname}`,
@@ -475,6 +484,92 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
     });
   }
   return [...checks.values()];
+}
+
+/**
+ * What the stack's endpoint needs of the cluster: the CRDs of what it writes (Gateway API's Gateway,
+ * HTTPRoute and ReferenceGrant; on Envoy Gateway its HTTPRouteFilter, ClientTrafficPolicy,
+ * EnvoyExtensionPolicy and, with access, SecurityPolicy with the fields written; on Istio its
+ * EnvoyFilter, DestinationRule and, with access, RequestAuthentication and AuthorizationPolicy), its
+ * Gateway's class, its namespace free or its own, and the right to create each kind.
+ */
+function endpointChecks(plan: DeploymentPlan, endpoint: EndpointPlan): CheckInput[] {
+  const checks: CheckInput[] = [];
+  const ns = endpoint.namespace;
+  const crd = (c: CrdRequirement, fix: string) => {
+    const wanted = [...(c.fields?.map(formatCrdField) ?? []), ...(c.enums?.map((e) => `${formatCrdField(e.field)}=${e.value}`) ?? [])];
+    const fields = [...(c.fields?.map(formatCrdField) ?? []), ...(c.enums?.map((e) => `${formatCrdField(e.field)}: ${e.value}`) ?? [])];
+    checks.push({ id: `crd:${crdName(c)}${c.group === ENVOY_GATEWAY_API.group && wanted.length ? `:${wanted.join(',')}` : ''}`, type: 'crd', crd: c, title: `CRD ${crdName(c)} serves ${c.version}${fields.length ? ` with ${fields.join(', ')}` : ''}`, fix });
+  };
+  const gatewayApi = 'install the Gateway API CRDs v1.5.1 (standard channel or later)';
+  crd({ group: GATEWAY_API, kind: 'Gateway', plural: 'gateways', version: 'v1' }, gatewayApi);
+  crd({ group: GATEWAY_API, kind: 'HTTPRoute', plural: 'httproutes', version: 'v1' }, gatewayApi);
+  crd({ group: GATEWAY_API, kind: 'ReferenceGrant', plural: 'referencegrants', version: 'v1beta1' }, gatewayApi);
+  const kinds: Array<[string, string, string]> = [['', 'namespaces', 'cluster'], ['', 'services', ns], ['', 'serviceaccounts', ns], ['apps', 'deployments', ns], ['rbac.authorization.k8s.io', 'roles', ns], ['rbac.authorization.k8s.io', 'rolebindings', ns], [GATEWAY_API, 'gateways', ns], [GATEWAY_API, 'httproutes', ns]];
+  if (endpoint.pullSecret || (endpoint.access.mode === 'apiKeys' && endpoint.class === 'envoy')) kinds.push(['', 'secrets', ns]);
+  for (const model of endpoint.models) kinds.push([GATEWAY_API, 'referencegrants', model.namespace]);
+  if (endpoint.class === 'envoy') {
+    const policy = (kind: string, plural: string, facts: readonly EnvoyCrdFact[]) => {
+      const c = ENVOY_POLICY(kind, plural, facts);
+      crd(c, crdFix(c, plan.models[0]!));
+      kinds.push([c.group, c.plural, ns]);
+    };
+    policy('HTTPRouteFilter', 'httproutefilters', []);
+    policy('ClientTrafficPolicy', 'clienttrafficpolicies', []);
+    policy('EnvoyExtensionPolicy', 'envoyextensionpolicies', []);
+    const access = endpoint.access;
+    if (access.mode !== 'open') {
+      const facts = access.mode === 'jwt' ? (access.jwt?.jwks !== null ? [ENVOY_CRD_FACTS.localJWKS] : []) : access.keyFormat === 'bearer' ? [ENVOY_CRD_FACTS.apiKeyForwardClientId, ENVOY_CRD_FACTS.apiKeySanitize] : [ENVOY_CRD_FACTS.forwardUsernameHeader];
+      policy('SecurityPolicy', 'securitypolicies', access.mode === 'apiKeys' ? [...facts, ENVOY_CRD_FACTS.authorizationHeaders] : facts);
+    }
+    if (endpoint.models.some((m) => m.requestsPerMinute !== null)) policy('BackendTrafficPolicy', 'backendtrafficpolicies', []);
+    if (endpoint.manifests.gatewayParameters) policy('EnvoyProxy', 'envoyproxies', [ENVOY_CRD_FACTS.mergeType]);
+    const envoyClass = plan.envoyGatewayClass;
+    if (envoyClass && !envoyClass.create) checks.push(envoyGatewayClassCheck(envoyClass));
+    if (envoyClass?.create) kinds.push([GATEWAY_API, 'gatewayclasses', 'cluster']);
+  } else {
+    const istio = (kind: string, plural: string, group: string, version: string, fields?: readonly (readonly string[])[]) => {
+      crd({ group, kind, plural, version, ...(fields && { fields }) }, `install Istio ≥ 1.29 (its base chart installs ${kind})`);
+      kinds.push([group, plural, ns]);
+    };
+    istio('EnvoyFilter', 'envoyfilters', ISTIO_NETWORKING, 'v1alpha3', [['spec', 'targetRefs']]);
+    istio('DestinationRule', 'destinationrules', ISTIO_NETWORKING, 'v1');
+    if (endpoint.access.mode === 'jwt') istio('RequestAuthentication', 'requestauthentications', 'security.istio.io', 'v1', [['spec', 'targetRefs']]);
+    if (endpoint.access.mode !== 'open') istio('AuthorizationPolicy', 'authorizationpolicies', 'security.istio.io', 'v1', [['spec', 'targetRefs']]);
+    if (endpoint.manifests.gatewayParameters) kinds.push(['', 'configmaps', ns]);
+    checks.push({
+      id: `gateway-class:${ISTIO_GATEWAY_CLASS}`,
+      type: 'gateway-class',
+      name: ISTIO_GATEWAY_CLASS,
+      title: `GatewayClass ${ISTIO_GATEWAY_CLASS} exists`,
+      fix: 'install Istio ≥ 1.29 with the Gateway API and the inference extension (ENABLE_GATEWAY_API_INFERENCE_EXTENSION=true); it creates the GatewayClass istio',
+    });
+  }
+  checks.push({
+    id: `namespace:${ns}`,
+    type: 'namespace',
+    name: ns,
+    slug: endpoint.name,
+    label: ENDPOINT_LABEL,
+    title: `namespace ${ns} (the endpoint's) is free or app-serving's (label ${ENDPOINT_LABEL})`,
+    fix: `the namespace exists without the label ${ENDPOINT_LABEL}: another owner manages it; set endpoint.namespace to another one, or label it ${ENDPOINT_LABEL}=${endpoint.name} if app-serving may own it`,
+  });
+  for (const [group, resource, scope] of kinds) {
+    const namespace = scope === 'cluster' ? null : scope;
+    const where = namespace ? ` in namespace ${namespace}` : ' (cluster-wide)';
+    const gr = group ? `${resource}.${group}` : resource;
+    checks.push({
+      id: `permission:create:${gr}:${namespace ?? ''}`,
+      type: 'permission',
+      verb: 'create',
+      group,
+      resource,
+      namespace,
+      title: `may create ${gr}${where}`,
+      fix: `grant the deploying identity "create" (and get, list, update, patch, delete) on ${gr}${where}`,
+    });
+  }
+  return checks;
 }
 
 /**
@@ -578,10 +673,10 @@ function createdKinds(plan: DeploymentPlan, model: ModelPlan): Array<[string, st
     kinds.push(...envoyKinds(plan, model, ns));
   }
   // Who may call the model: the objects its gateway enforces it with (an llm-d model's Istio
-  // gateway; a KServe model's route, or a 2026-08 llm-d model's of class envoy, on Envoy Gateway), in
-  // the model's namespace.
-  const onEnvoyGateway = model.platform === 'kserve' || (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy');
-  for (const { group, resource } of accessResources(onEnvoyGateway ? 'envoy-gateway' : 'istio', model.access)) kinds.push([group, resource, ns]);
+  // gateway; a KServe model's route on the Envoy Gateway), in the model's namespace.
+  // On the 2026-08 set an llm-d model of class envoy is behind Envoy Gateway too; in standalone mode there is no gateway of its own.
+  const gateway = model.platform === 'kserve' || (model.upstream === '2026-08' && model.router.gatewayClass === 'envoy') ? 'envoy-gateway' : model.upstream === '2026-08' && model.router.gatewayClass === null ? null : 'istio';
+  if (gateway) for (const { group, resource } of accessResources(gateway, model.access)) kinds.push([group, resource, ns]);
   return kinds;
 }
 

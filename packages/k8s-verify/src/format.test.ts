@@ -66,6 +66,7 @@ const result: VerifyResult = {
   deadlineExceeded: false,
   counts: { pass: 5, fail: 1, skip: 1, info: 1 },
   models: [gen, emb],
+  endpoint: null,
 };
 
 describe('formatSummary', () => {

@@ -21,9 +21,28 @@ export interface SummaryOptions {
   readonly width?: number;
 }
 
-/** The rows of the summary table, in run order. */
+/** The label of the stack endpoint's rows, in place of a model's name. */
+export function endpointLabel(endpoint: { readonly name: string; readonly namespace: string }): string {
+  return `endpoint ${endpoint.namespace}/${endpoint.name}`;
+}
+
+/** What a check of the endpoint is about: the model (or adapter) it names, if any. */
+function aboutModel(check: CheckResult): string {
+  const model = check.data.model;
+  return typeof model === 'string' ? `"${model}": ` : '';
+}
+
+/** Each model's checks, then the endpoint's (labelled, each per-model check with its model's name). */
+function sections(result: VerifyResult): { label: string; checks: readonly CheckResult[]; detail: (c: CheckResult) => string }[] {
+  return [
+    ...result.models.map((m) => ({ label: m.name, checks: m.checks, detail: (c: CheckResult) => c.message })),
+    ...(result.endpoint ? [{ label: endpointLabel(result.endpoint), checks: result.endpoint.checks, detail: (c: CheckResult) => `${aboutModel(c)}${c.message}` }] : []),
+  ];
+}
+
+/** The rows of the summary table, in run order (the stack endpoint's last). */
 export function summaryRows(result: VerifyResult): SummaryRow[] {
-  return result.models.flatMap((m) => m.checks.map((c) => ({ model: m.name, check: c.name, status: c.status, durationMs: c.durationMs, detail: c.message })));
+  return sections(result).flatMap((s) => s.checks.map((c) => ({ model: s.label, check: c.name, status: c.status, durationMs: c.durationMs, detail: s.detail(c) })));
 }
 
 /** `cluster context kind-kind (~/.kube/config), port-forward` or `base URL http://…`. */
@@ -66,7 +85,7 @@ export function formatSummary(result: VerifyResult, options: SummaryOptions = {}
     }
   }
 
-  const failures = result.models.flatMap((m) => m.checks.filter((c) => c.failure).map((c) => ({ model: m.name, check: c })));
+  const failures = sections(result).flatMap((s) => s.checks.filter((c) => c.failure).map((c) => ({ model: `${s.label}${typeof c.data.model === 'string' ? ` (${c.data.model})` : ''}`, check: c })));
   if (failures.length) {
     lines.push('', 'Failures');
     for (const { model, check } of failures) {
@@ -99,7 +118,7 @@ export function formatSummary(result: VerifyResult, options: SummaryOptions = {}
   const c = result.counts;
   const verdict = result.ok ? color('pass', 'PASSED') : color('fail', 'FAILED');
   const parts = [`${c.pass} passed`, `${c.fail} failed`, `${c.skip} skipped`, ...(c.info ? [`${c.info} info`] : [])];
-  lines.push('', `${verdict}: ${parts.join(', ')} (${result.models.length} model${result.models.length === 1 ? '' : 's'}, ${formatMs(result.durationMs)})${result.deadlineExceeded ? ' — the run hit its deadline' : ''}`);
+  lines.push('', `${verdict}: ${parts.join(', ')} (${result.models.length} model${result.models.length === 1 ? '' : 's'}${result.endpoint ? ' and the endpoint' : ''}, ${formatMs(result.durationMs)})${result.deadlineExceeded ? ' — the run hit its deadline' : ''}`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -117,7 +136,7 @@ export function formatJson(result: VerifyResult): string {
 export function formatJunit(result: VerifyResult): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
-  const total = result.models.reduce((n, m) => n + m.checks.length, 0);
+  const total = result.models.reduce((n, m) => n + m.checks.length, 0) + (result.endpoint?.checks.length ?? 0);
   out.push(
     `<testsuites name="${xml(`app-serving verify ${result.stack}`)}" tests="${total}" failures="${result.counts.fail}" errors="0" skipped="${result.counts.skip}" time="${seconds(result.durationMs)}">`,
   );
@@ -153,6 +172,28 @@ export function formatJunit(result: VerifyResult): string {
     }
     if (model.load) {
       out.push(`    <system-out>${xml(`${LOAD_PROBE_LABEL}: ${JSON.stringify(model.load)}`)}</system-out>`);
+    }
+    out.push('  </testsuite>');
+  }
+  if (result.endpoint) {
+    const endpoint = result.endpoint;
+    const label = endpointLabel(endpoint);
+    const failures = endpoint.checks.filter((c) => c.status === 'fail').length;
+    const skips = endpoint.checks.filter((c) => c.status === 'skip').length;
+    out.push(`  <testsuite name="${xml(`${result.stack}/${label}`)}" tests="${endpoint.checks.length}" failures="${failures}" errors="0" skipped="${skips}" time="${seconds(endpoint.durationMs)}" timestamp="${xml(result.startedAt)}">`);
+    out.push('    <properties>', `      <property name="class" value="${xml(endpoint.class)}"/>`, `      <property name="namespace" value="${xml(endpoint.namespace)}"/>`, '    </properties>');
+    for (const check of endpoint.checks) {
+      const name = typeof check.data.model === 'string' ? `${check.name} ${check.data.model}` : check.name;
+      const open = `    <testcase name="${xml(name)}" classname="${xml(`app-serving.verify.${result.stack}.endpoint`)}" time="${seconds(check.durationMs)}"`;
+      if (check.status === 'fail') {
+        const f = check.failure!;
+        const text = [`expected: ${f.expected}`, `got: ${f.got}`, f.body ? `body: ${f.body}` : null, f.cause ? `cause: ${f.cause}` : null, check.target ? `target: ${check.target}` : null].filter(Boolean).join('\n');
+        out.push(`${open}>`, `      <failure message="${xml(check.message)}" type="${xml(check.name)}">${xml(text)}</failure>`, '    </testcase>');
+      } else if (check.status === 'skip') {
+        out.push(`${open}>`, `      <skipped message="${xml(check.message)}"/>`, '    </testcase>');
+      } else {
+        out.push(`${open}>`, `      <system-out>${xml(`${check.status.toUpperCase()}: ${check.message}`)}</system-out>`, '    </testcase>');
+      }
     }
     out.push('  </testsuite>');
   }

@@ -12,6 +12,16 @@ export type { VerifyOptions } from './verify.ts';
 // Checks, each usable alone
 export { checkModels, checkChat, checkAdapters, checkChatStream, checkCompletions, checkEmbeddings, checkGatewayRejectsEmbeddings, streamChat, DEFAULT_CHECK_TIMEOUT_MS, DEFAULT_MAX_TOKENS } from './openai.ts';
 export { accessHeaders, checkRefusesAnonymous, withoutCredentials } from './access.ts';
+export {
+  checkEndpointModels,
+  checkEndpointUnknownModel,
+  checkEndpointRefusesAnonymous,
+  checkEndpointRefusesUngranted,
+  checkEndpointAnswers,
+  endpointAccessHeaders,
+  grantedNames,
+  jwtClaim,
+} from './endpoint-checks.ts';
 export type { HttpCheckOptions, RouteHint, StreamOutcome } from './openai.ts';
 export { checkReady, checkPulled, checkKserveAddress, probeReady, probeKserveAddress, llmInferenceServiceRef } from './cluster-checks.ts';
 export type { ClusterCheckOptions, Probe, KserveAddress } from './cluster-checks.ts';
@@ -28,6 +38,7 @@ export type {
   JsonValue,
   ModelResult,
   EndpointInfo,
+  EndpointResult,
   LoadProbeResult,
   Percentiles,
   VerifyResult,
@@ -36,7 +47,7 @@ export type {
 } from './types.ts';
 
 // Formatters (pure)
-export { formatSummary, formatJson, formatJunit, formatErrorJunit, summaryRows, describeEvent, describeTarget } from './format.ts';
+export { formatSummary, formatJson, formatJunit, formatErrorJunit, summaryRows, describeEvent, describeTarget, endpointLabel } from './format.ts';
 export type { SummaryRow, SummaryOptions } from './format.ts';
 
 // Preflight: is the cluster ready for a stack? (read-only)

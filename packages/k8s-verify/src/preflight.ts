@@ -483,8 +483,9 @@ async function evaluate(check: PreflightCheck, ctx: Context, signal: AbortSignal
     case 'namespace': {
       const object = await reader.get({ group: '', version: 'v1', plural: 'namespaces', name: check.name }, signal);
       if (!object) return pass(`namespace ${check.name} does not exist yet: app-serving creates it`);
-      const label = asObject(asObject(object.metadata).labels)[MODEL_LABEL];
-      return typeof label === 'string' && label ? pass(`namespace ${check.name} is app-serving's (${MODEL_LABEL}=${clip(label, 100)})`) : fail(`namespace ${check.name} exists and has no label ${MODEL_LABEL}: another owner manages it`);
+      const key = check.label ?? MODEL_LABEL;
+      const label = asObject(asObject(object.metadata).labels)[key];
+      return typeof label === 'string' && label ? pass(`namespace ${check.name} is app-serving's (${key}=${clip(label, 100)})`) : fail(`namespace ${check.name} exists and has no label ${key}: another owner manages it`);
     }
     case 'permission': {
       const { allowed, reason } = await reader.canI({ verb: check.verb, group: check.group, resource: check.resource, namespace: check.namespace }, signal);

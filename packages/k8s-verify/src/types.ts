@@ -43,6 +43,13 @@ export const CHECK_NAMES = [
   'embeddings',
   'gateway-rejects-embeddings',
   'load',
+  // The stack's endpoint (endpoint-checks.ts).
+  'endpoint-models',
+  'endpoint-unknown-model',
+  'endpoint-refuses-anonymous',
+  'endpoint-chat',
+  'endpoint-embeddings',
+  'endpoint-refuses-ungranted',
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
@@ -124,7 +131,7 @@ export interface LoadProbeResult {
 /** The endpoint a model's HTTP checks used. */
 export interface EndpointInfo {
   /** `gateway` (llm-d generative, and the informational embeddings probe), `embeddings` (llm-d embedder Service), `kserve`, or `base-url`. */
-  readonly role: 'gateway' | 'embeddings' | 'kserve' | 'base-url';
+  readonly role: 'gateway' | 'embeddings' | 'kserve' | 'base-url' | 'endpoint';
   /** The URL the checks called (a local port-forward address, an in-cluster URL, or the base URL). */
   readonly url: string | null;
   /** How it was reached, e.g. `port-forward svc/ms-emb-embeddings:8200 → pod/ms-emb-…-decode-7c9:8200`. */
@@ -151,6 +158,19 @@ export interface ModelResult {
 }
 
 /** Where the run looked. */
+/** The stack's endpoint (docs/endpoint.md): what its checks found through its one base URL. */
+export interface EndpointResult {
+  /** The endpoint's Gateway and namespace. */
+  readonly name: string;
+  readonly namespace: string;
+  readonly class: 'istio' | 'envoy';
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly endpoints: readonly EndpointInfo[];
+  /** Each per-model check names its model (or adapter) in `data.model`. */
+  readonly checks: readonly CheckResult[];
+}
+
 export type VerifyTarget =
   | {
       readonly mode: 'cluster';
@@ -181,6 +201,8 @@ export interface VerifyResult {
   readonly deadlineExceeded: boolean;
   readonly counts: { readonly [S in CheckStatus]: number };
   readonly models: readonly ModelResult[];
+  /** The stack's endpoint, when it has one (and it was not left out); else null. */
+  readonly endpoint: EndpointResult | null;
 }
 
 /** Progress of a run, delivered to `onProgress` as it happens (the CLI draws a TTY display from these). */

@@ -1,6 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
-import { shellCommand, type DeploymentPlan, type AnyLlmdModelPlan, type ModelPlan } from '@app-serving/core';
+import { shellCommand, type DeploymentPlan, type AnyLlmdModelPlan, type EndpointPlan, type ModelPlan } from '@app-serving/core';
+import {
+  checkEndpointAnswers,
+  checkEndpointModels,
+  checkEndpointRefusesAnonymous,
+  checkEndpointRefusesUngranted,
+  checkEndpointUnknownModel,
+  endpointAccessHeaders,
+  grantedNames,
+} from './endpoint-checks.ts';
 import { accessHeaders, checkRefusesAnonymous, tokenSecrets, withoutCredentials } from './access.ts';
 import { DEFAULT_BACKOFF, DeadlineError, anySignal, checkSignal, systemClock, type Backoff, type Clock } from './clock.ts';
 import { checkPulled, probeKserveAddress, probeReady, type Probe } from './cluster-checks.ts';
@@ -33,6 +42,7 @@ import {
   type CheckResult,
   type CheckStatus,
   type EndpointInfo,
+  type EndpointResult,
   type LoadProbeResult,
   type ModelResult,
   type VerifyEvent,
@@ -76,6 +86,14 @@ export interface VerifyOptions {
   readonly load?: { readonly requests: number; readonly concurrency: number };
   /** `max_tokens` of the chat and completions requests. @default 32 */
   readonly maxTokens?: number;
+  /**
+   * `--endpoint-url`: check the stack's endpoint at this URL (its base, without `/v1`), e.g. where an
+   * ingress or load balancer exposes it. Without it the endpoint is reached through the cluster
+   * (its Gateway's Service), unless `--base-url` is given (then it is not checked).
+   */
+  readonly endpointUrl?: string;
+  /** `--no-endpoint`: leave the stack's endpoint out. @default true (checked when the plan has one) */
+  readonly endpoint?: boolean;
   /** Where Envoy Gateway runs its proxies (KServe, port-forward mode). @default 'envoy-gateway-system' */
   readonly envoyGatewayNamespace?: string;
   /** Receives progress as it happens. Exceptions it throws are ignored. */
@@ -91,6 +109,7 @@ export interface VerifyOptions {
 interface Run {
   readonly cluster: Cluster | null;
   readonly baseUrl: string | null;
+  readonly endpointUrl: string | null;
   readonly headers: Readonly<Record<string, string>>;
   readonly token: string | undefined;
   readonly mode: 'port-forward' | 'service-dns';
@@ -148,6 +167,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
     const run: Run = {
       cluster,
       baseUrl: options.baseUrl ?? null,
+      endpointUrl: options.endpointUrl ?? null,
       headers: options.headers ?? {},
       token: options.token,
       mode,
@@ -164,9 +184,13 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
       emit,
     };
     emit({ type: 'run-start', stack: plan.stack, models: models.map((m) => m.name), target });
-    const results = await Promise.all(models.map((model) => verifyModel(model, run)));
+    const checkEndpoint = plan.endpoint !== null && options.endpoint !== false;
+    const [results, endpoint] = await Promise.all([
+      Promise.all(models.map((model) => verifyModel(model, run, plan.endpoint))),
+      checkEndpoint ? verifyEndpoint(plan.endpoint!, models, run) : Promise.resolve(null),
+    ]);
     const counts: Record<CheckStatus, number> = { pass: 0, fail: 0, skip: 0, info: 0 };
-    for (const check of results.flatMap((m) => m.checks)) counts[check.status] += 1;
+    for (const check of [...results.flatMap((m) => m.checks), ...(endpoint?.checks ?? [])]) counts[check.status] += 1;
     const result: VerifyResult = bounded(redactor.deep({
       schemaVersion: RESULT_SCHEMA_VERSION,
       stack: plan.stack,
@@ -177,6 +201,7 @@ export async function verifyPlan(plan: DeploymentPlan, options: VerifyOptions = 
       deadlineExceeded: deadline.signal.aborted,
       counts,
       models: results,
+      endpoint,
     }));
     emit({ type: 'run-end', result });
     return result;
@@ -222,6 +247,15 @@ function validate(options: VerifyOptions): void {
       throw new VerifyError('invalid-option', '--base-url checks an endpoint without the cluster: drop --kubeconfig/--context, or drop --base-url to verify through the cluster');
     }
   }
+  if (options.endpointUrl !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(options.endpointUrl);
+    } catch {
+      throw new VerifyError('invalid-option', `--endpoint-url ${displayUrl(options.endpointUrl)} is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new VerifyError('invalid-option', `--endpoint-url must be http:// or https://, not ${url.protocol}`);
+  }
 }
 
 /** The models to verify: every model of the plan, or those named (by folder name or slug). */
@@ -243,7 +277,7 @@ function abortMessage(signal: AbortSignal): string {
 }
 
 /** One model: cluster checks, then the HTTP checks through its endpoint(s). */
-async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
+async function verifyModel(model: ModelPlan, run: Run, stackEndpoint: EndpointPlan | null): Promise<ModelResult> {
   const started = performance.now();
   const checks: CheckResult[] = [];
   const endpoints: EndpointInfo[] = [];
@@ -286,8 +320,11 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
     }
 
     const role: EndpointInfo['role'] = run.baseUrl ? 'base-url' : model.platform === 'kserve' ? 'kserve' : model.category === 'embedder' ? 'embeddings' : 'gateway';
+    // A model with no gateway of its own behind the stack's endpoint (the Router's proxy): its access
+    // is the endpoint's to enforce, checked there; its own proxy takes no credentials.
+    const byEndpoint = model.platform === 'llm-d' && model.gateway.kind === 'router-proxy' && stackEndpoint !== null && stackEndpoint.models.some((e) => e.model === model.name && e.category === model.category);
     // A model with access gets the token in the form its gateway checks (it replaces any Authorization of `headers`).
-    const credentials = accessHeaders(model.access, run.token);
+    const credentials = byEndpoint ? {} : accessHeaders(model.access, run.token);
     const primary = await acquire(role, async () => withHeaders(await primaryEndpoint(model, run, address), credentials), run, endpoints, opened);
     const hint = routeHint(model, run);
     const httpOptions: HttpCheckOptions = { timeoutMs: run.timeoutMs, signal: run.signal, route: hint, maxTokens: run.maxTokens };
@@ -307,7 +344,12 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
           ];
     if (model.access && model.access.mode !== 'open') {
       const access = model.access;
-      steps.splice(1, 0, ['refuses-anonymous', (e) => checkRefusesAnonymous(e, model.name, access, { timeoutMs: run.timeoutMs, signal: run.signal })]);
+      steps.splice(1, 0, [
+        'refuses-anonymous',
+        byEndpoint
+          ? async () => checkResult('refuses-anonymous', 'info', `not checked here: the model has no gateway of its own; the stack's endpoint enforces its access (see the endpoint's checks)`)
+          : (e) => checkRefusesAnonymous(e, model.name, access, { timeoutMs: run.timeoutMs, signal: run.signal }),
+      ]);
     }
     for (const [i, [check, body]] of steps.entries()) {
       if ('error' in primary) {
@@ -364,6 +406,95 @@ async function verifyModel(model: ModelPlan, run: Run): Promise<ModelResult> {
   });
   run.emit({ type: 'model-end', result });
   return result;
+}
+
+/** The label the endpoint's events carry in place of a model's name. */
+function endpointLabel(endpoint: EndpointPlan): string {
+  return `endpoint ${endpoint.namespace}/${endpoint.name}`;
+}
+
+/**
+ * The stack's endpoint, through its one base URL (endpoint-checks.ts): `/v1/models` exact, an
+ * unknown model refused as the docs say, access refused without credentials, and each model (and
+ * adapter) of those verified answering by its name when the credential grants it, refused when not.
+ */
+async function verifyEndpoint(endpoint: EndpointPlan, models: readonly ModelPlan[], run: Run): Promise<EndpointResult> {
+  const started = performance.now();
+  const label = endpointLabel(endpoint);
+  const checks: CheckResult[] = [];
+  const infos: EndpointInfo[] = [];
+  const opened: OpenEndpoint[] = [];
+  run.emit({ type: 'model-start', model: label });
+  const record = (result: CheckResult): CheckResult => {
+    const safe = bounded(run.redactor.deep(result));
+    checks.push(safe);
+    run.emit({ type: 'check-end', model: label, result: safe });
+    return safe;
+  };
+  const step = async (name: CheckName, body: () => Promise<CheckResult>): Promise<CheckResult> => {
+    if (run.signal.aborted) return record(skipped(name, `not run: ${abortMessage(run.signal)}`));
+    run.emit({ type: 'check-start', model: label, check: name });
+    return record(await body());
+  };
+  const options = { timeoutMs: run.timeoutMs, signal: run.signal };
+  const selected = endpoint.models.filter((e) => models.some((m) => m.name === e.model && m.category === e.category));
+  const names: CheckName[] = ['endpoint-models', 'endpoint-unknown-model', ...(endpoint.access.mode !== 'open' ? (['endpoint-refuses-anonymous'] as const) : [])];
+  try {
+    if (run.baseUrl && !run.endpointUrl) {
+      for (const name of names) record(skipped(name, 'not checked: --base-url checks the models one by one; give --endpoint-url to check the stack\'s endpoint'));
+    } else {
+      // The listener's host name, when the endpoint has one: requests for other hosts are not served.
+      const host: Record<string, string> = endpoint.hostname !== null && !endpoint.hostname.startsWith('*') ? { host: endpoint.hostname } : {};
+      const acquired = await acquire('endpoint', () => openStackEndpoint(endpoint, run), run, infos, opened);
+      if ('error' in acquired) {
+        names.forEach((name, i) => record(i === 0 ? endpointFailure(name, 'endpoint', acquired.error) : skipped(name, `not run: no endpoint (see ${names[0]})`)));
+      } else {
+        const base: Endpoint = { ...acquired.endpoint, headers: { ...withoutCredentials(acquired.endpoint.headers), ...host } };
+        const credentials = endpointAccessHeaders(endpoint.access, run.token);
+        const credited: Endpoint = { ...base, headers: { ...base.headers, ...credentials } };
+        const granted = grantedNames(endpoint, run.token);
+        const noToken = 'not checked: the endpoint takes credentials and none was given (APP_SERVING_VERIFY_TOKEN: <key name>:<key>, or a JWT)';
+        if (endpoint.access.mode !== 'open' && granted === null) {
+          record(skipped('endpoint-models', noToken));
+          record(skipped('endpoint-unknown-model', noToken));
+        } else {
+          await step('endpoint-models', () => checkEndpointModels(credited, endpoint.list, options));
+          await step('endpoint-unknown-model', () => checkEndpointUnknownModel(credited, options));
+        }
+        if (endpoint.access.mode !== 'open') await step('endpoint-refuses-anonymous', () => checkEndpointRefusesAnonymous(base, endpoint.access, options));
+        const hint = { kind: 'gateway' as const, route: `the endpoint's route of each model on Gateway ${endpoint.namespace}/${endpoint.name}` };
+        for (const model of selected) {
+          for (const name of model.names) {
+            if (granted === null) record({ ...skipped(model.category === 'generative' ? 'endpoint-chat' : 'endpoint-embeddings', noToken), data: { model: name } });
+            else if (granted.has(name)) await step(model.category === 'generative' ? 'endpoint-chat' : 'endpoint-embeddings', () => checkEndpointAnswers(credited, name, model.category, { ...options, route: hint, maxTokens: run.maxTokens }));
+          }
+          // One name per model suffices to show its grants hold (an adapter is granted with its model).
+          if (granted !== null && !granted.has(model.servedName)) await step('endpoint-refuses-ungranted', () => checkEndpointRefusesUngranted(credited, model.servedName, model.category, options));
+        }
+      }
+    }
+  } finally {
+    await Promise.all(opened.map((e) => e.close().catch(() => undefined)));
+  }
+  const result: EndpointResult = run.redactor.deep({
+    name: endpoint.name,
+    namespace: endpoint.namespace,
+    class: endpoint.class,
+    ok: !checks.some((c) => c.status === 'fail'),
+    durationMs: Math.round(performance.now() - started),
+    endpoints: infos,
+    checks,
+  });
+  return result;
+}
+
+/** The endpoint's URL: `--endpoint-url`, its Service's in-cluster name, or a port-forward to the Gateway's pods. */
+async function openStackEndpoint(endpoint: EndpointPlan, run: Run): Promise<Endpoint & { via: string; close?: () => Promise<void> }> {
+  if (run.endpointUrl) return { url: run.endpointUrl.replace(/\/+$/, ''), via: `--endpoint-url ${displayUrl(run.endpointUrl)}` };
+  if (run.mode === 'service-dns') return { url: endpoint.service.url, via: `Service ${endpoint.service.namespace}/${endpoint.service.name}:${endpoint.port} (in-cluster DNS)` };
+  const signal = checkSignal(run.timeoutMs, run.signal);
+  if (endpoint.class === 'envoy') return openEnvoyGatewayEndpoint(run.cluster!, { name: endpoint.name, namespace: endpoint.namespace }, endpoint.port, signal, run.envoyNamespace);
+  return openServiceEndpoint(run.cluster!, endpoint.namespace, endpoint.service.name, endpoint.port, signal);
 }
 
 /** The endpoint with `extra` headers on top of its own (an `Authorization` of any case replaced). */

@@ -21,8 +21,12 @@ import { KserveGateway } from './kserve-gateway.ts';
 import { KserveModel } from './kserve-model.ts';
 import { LlmdModel } from './llmd-model.ts';
 import { LlmdRouterModel } from './llmd-router-model.ts';
+import { StackEndpoint } from './stack-endpoint.ts';
 import type { ModelOutputs } from './model-outputs.ts';
 import { childOptions } from './options.ts';
+
+/** The stack key of the API keys, for messages. */
+const CONFIG_KEY = 'app-serving:apiKeys';
 
 /** Arguments of {@link AppServing}. */
 export interface AppServingArgs {
@@ -123,6 +127,8 @@ export class AppServing extends pulumi.ComponentResource {
   readonly components: Readonly<Record<string, LlmdModel | LlmdRouterModel | KserveModel>>;
   /** Outputs per model, by slug: switch on `platform` (and, for llm-d, `category`); see {@link ModelOutputs}. */
   readonly models: Readonly<Record<string, ModelOutputs>>;
+  /** The stack's one OpenAI endpoint (`endpoint`), after the models it serves; undefined without one. */
+  readonly endpoint: StackEndpoint | undefined;
 
   /**
    * A whole stack from the Pulumi program's own config — what `apps/app-serving` does, in one call,
@@ -149,12 +155,23 @@ export class AppServing extends pulumi.ComponentResource {
     const prometheusCredentials = secret(config.prometheusCredentials);
     const kubeconfig = secret(config.kubeconfig);
     // Every key a model uses, checked now (by name only) so that a weak key stops the run before anything is registered.
-    const used = new Set(plan.models.flatMap((m) => m.access.apiKeys));
+    const used = new Set([...plan.models.flatMap((m) => m.access.apiKeys), ...Object.keys(plan.endpoint?.access.grants ?? {})]);
     const keyProblems = [...used].sort().flatMap((key) => {
       const value = config.apiKeys?.[key];
       const problem = value && !value.encrypted ? apiKeyProblem(key, value.reveal()) : null;
       return problem ? [problem] : [];
     });
+    // The endpoint's Bearer keys go to Envoy Gateway as they are, which refuses one key under two names ("duplicated API key").
+    if (plan.endpoint?.access.keyFormat === 'bearer') {
+      const owner = new Map<string, string>();
+      for (const key of Object.keys(plan.endpoint.access.grants).sort()) {
+        const value = config.apiKeys?.[key];
+        if (!value || value.encrypted) continue;
+        const other = owner.get(value.reveal());
+        if (other !== undefined) keyProblems.push(`${CONFIG_KEY}.${other} and ${CONFIG_KEY}.${key} hold the same key: give each its own (the endpoint's Envoy Gateway refuses a duplicated API key)`);
+        else owner.set(value.reveal(), key);
+      }
+    }
     if (keyProblems.length > 0) throw new pulumi.RunError(keyProblems.join('\n'));
     const apiKeys = used.size > 0 ? Object.fromEntries([...used].map((key) => [key, secret(config.apiKeys?.[key])!])) : undefined;
     return new AppServing(
@@ -237,7 +254,7 @@ export class AppServing extends pulumi.ComponentResource {
           )
         : undefined;
     const envoyClass = plan.envoyGatewayClass;
-    const llmdOnEnvoy = plan.models.some((m) => m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy');
+    const llmdOnEnvoy = plan.endpoint?.class === 'envoy' || plan.models.some((m) => m.platform === 'llm-d' && m.upstream === '2026-08' && m.router.gatewayClass === 'envoy');
     this.envoyGatewayClass =
       this.kserveGateway?.gatewayClass ??
       (envoyClass?.create && llmdOnEnvoy
@@ -278,6 +295,20 @@ export class AppServing extends pulumi.ComponentResource {
     }
     this.components = components;
     this.models = models;
-    this.registerOutputs({ models });
+    const endpoint = plan.endpoint;
+    this.endpoint = endpoint
+      ? new StackEndpoint(
+          childName(name, 'endpoint'),
+          {
+            endpoint,
+            ...(args.apiKeys && { apiKeys: Object.fromEntries(Object.keys(endpoint.access.grants).filter((k) => args.apiKeys![k] !== undefined).map((k) => [k, args.apiKeys![k]!])) }),
+            ...(endpoint.pullSecret && harbor),
+            ...(endpoint.class === 'envoy' && this.envoyGatewayClass && { gatewayClass: this.envoyGatewayClass }),
+            models: Object.fromEntries(plan.models.filter((m) => endpoint.models.some((e) => e.model === m.name && e.category === m.category)).map((m) => [m.name, components[m.slug]!])),
+          },
+          modelOptions(),
+        )
+      : undefined;
+    this.registerOutputs({ models, ...(this.endpoint && { endpointUrl: this.endpoint.url }) });
   }
 }

@@ -23,6 +23,7 @@ export const TYPE_TOKENS = {
   KserveModel: 'app-serving:kserve:KserveModel',
   ModelAutoscaling: 'app-serving:autoscaling:ModelAutoscaling',
   ModelAccess: 'app-serving:access:ModelAccess',
+  StackEndpoint: 'app-serving:gateway:StackEndpoint',
 } as const;
 
 /**

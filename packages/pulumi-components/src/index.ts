@@ -13,6 +13,8 @@ export type { ModelOutputs, LlmdModelOutputs, LlmdGenerativeOutputs, LlmdEmbedde
 export { LlmdModel } from './llmd-model.ts';
 export type { LlmdModelArgs } from './llmd-model.ts';
 export { LlmdRouterModel, Router, RouterGateway, ModelServer, EnvoyRoute } from './llmd-router-model.ts';
+export { StackEndpoint } from './stack-endpoint.ts';
+export type { StackEndpointArgs } from './stack-endpoint.ts';
 export type { LlmdRouterModelArgs, RouterArgs, RouterGatewayArgs } from './llmd-router-model.ts';
 export { KserveModel } from './kserve-model.ts';
 export type { KserveModelArgs } from './kserve-model.ts';

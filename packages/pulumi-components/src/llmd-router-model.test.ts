@@ -102,7 +102,7 @@ describe('LlmdRouterModel behind Envoy Gateway (router.gatewayClass: envoy)', ()
     writeFileSync(file, text);
     return planDeployment(loadStackFile(file, undefined, { checkRules: false }), MODELS_DIR);
   };
-  const KEY = 'team-key-0123456789abcdefghij';
+  const KEY = 'team-key-Vq7Lr2Xc9Mz4Bt6Kw1Hn8Pd3';
 
   it("EG's route, the policies before the HTTPRoute, access on the route, the rate limit in the route's one BackendTrafficPolicy", async () => {
     const plan = planWith(

@@ -102,7 +102,7 @@ function secretArgs(given: RenderOptions['secrets'] = {}): Pick<AppServingArgs, 
  */
 export async function renderStack(plan: DeploymentPlan, options: RenderOptions = {}): Promise<RenderedStack> {
   const secrets = options.secrets ?? {};
-  const keyNames = [...new Set(plan.models.flatMap((m) => m.access?.apiKeys ?? []))].sort();
+  const keyNames = [...new Set([...plan.models.flatMap((m) => m.access?.apiKeys ?? []), ...Object.keys(plan.endpoint?.access.grants ?? {})])].sort();
   const records = await recordUnderMocks(
     () => {
       new AppServing(options.name ?? 'app-serving', {

@@ -48,6 +48,13 @@ const CRD_KINDS = new Set([
   'gateway.envoyproxy.io/v1alpha1/BackendTrafficPolicy',
   'gateway.envoyproxy.io/v1alpha1/EnvoyExtensionPolicy',
   'gateway.envoyproxy.io/v1alpha1/EnvoyProxy',
+  // The stack's endpoint (Envoy Gateway v1.8.1, Gateway API v1.5.1, Istio 1.28.5's CRDs): admitted in apps/app-serving/src/endpoint.control-plane.test.ts.
+  'gateway.envoyproxy.io/v1alpha1/HTTPRouteFilter',
+  'gateway.envoyproxy.io/v1alpha1/ClientTrafficPolicy',
+  'gateway.networking.k8s.io/v1beta1/ReferenceGrant',
+  'networking.istio.io/v1alpha3/EnvoyFilter',
+  'security.istio.io/v1/AuthorizationPolicy',
+  'security.istio.io/v1/RequestAuthentication',
 ]);
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

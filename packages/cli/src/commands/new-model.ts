@@ -125,7 +125,7 @@ export default async function newModel({ options, operands, output }: { options:
 
   // The model's own upstream key, where the stack may be on another set (the folders work on theirs only).
   const ownSet = template !== 'kserve-vllm' && stackSet !== upstream ? upstream : undefined;
-  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId), ownSet, adapters);
+  const snippet = stackSnippet(options.category, folderName, template, modelId, target === undefined ? undefined : weightsSource(options, template, modelId), ownSet, adapters, upstream);
   const written = Object.keys(files).map((dir) => displayPath(join(folder, dir, 'values.yaml')));
   if (options.json) {
     output.json({ folder: displayPath(folder), slug, template, upstream, added: adding, files: written, stackSnippet: snippet });
@@ -217,7 +217,7 @@ function setOfStack(file: string): Upstream {
   return set as Upstream;
 }
 
-function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[], upstream?: Upstream, adapters: readonly ModelAdapter[] = []): string {
+function stackSnippet(category: Category, folder: string, template: TemplateName, modelId: string, modelSource?: string[], upstream?: Upstream, adapters: readonly ModelAdapter[] = [], set: Upstream = CURRENT_UPSTREAM): string {
   const lines = ['  app-serving:models:', `    ${category}:`, `      - name: ${folder}`, '        enabled: true'];
   if (upstream !== undefined) {
     lines.push(`        # the set its folders are for; drop it when the stack says app-serving:upstream: ${upstream}${upstream === DEFAULT_UPSTREAM ? ' (or nothing)' : ''}`, `        upstream: ${upstream}`);
@@ -236,6 +236,11 @@ function stackSnippet(category: Category, folder: string, template: TemplateName
       else if (a.path !== undefined) lines.push(`            path: ${a.path}   # already on the model's volume (needs a modelSource)`);
       else lines.push('            huggingFace:', `              repo: ${a.huggingFace!.repo}`, ...(a.huggingFace!.revision !== undefined ? [`              revision: ${a.huggingFace!.revision}`] : []));
     }
+  }
+  // The stack's endpoint (docs/endpoint.md): serves the model by its name when the stack has one.
+  lines.push("        # endpoint: false      # keep it off the stack's endpoint (app-serving:endpoint serves every model by name; docs/endpoint.md)");
+  if (category === 'generative' && template !== 'kserve-vllm' && set !== '2026-02') {
+    lines.push("        # gateway: false       # no Gateway of its own: the llm-d Router's own proxy, reached through the stack's endpoint");
   }
   // Who may call it, said out loud (the default is open, which validate warns about).
   const llmdEmbedder = category === 'embedder' && template !== 'kserve-vllm';

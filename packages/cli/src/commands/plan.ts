@@ -8,6 +8,7 @@ import {
   describeChart,
   type AnyLlmdModelPlan,
   type DeploymentPlan,
+  type EndpointPlan,
   type KserveModelPlan,
   type LlmdModelPlan,
   type LlmdRouterModelPlan,
@@ -46,6 +47,7 @@ export function describePlan(plan: DeploymentPlan, output: Pick<Output, 'color'>
     const ec = plan.envoyGatewayClass;
     lines.push(`  envoy       GatewayClass ${ec.name} (${ec.controllerName}; ${ec.create ? 'created by this stack' : 'already on the cluster'}): the llm-d Gateways of class envoy${plan.kserve ? " and KServe's" : ''}`);
   }
+  if (plan.endpoint) lines.push(...describeEndpoint(plan.endpoint));
   for (const model of plan.models) {
     lines.push('');
     lines.push(`${c.bold(`${model.category}/${model.name}`)}  ${c.cyan(`[${model.platform}${model.upstream === DEFAULT_UPSTREAM ? '' : ` ${model.upstream}`}]`)}  slug ${model.slug}`);
@@ -55,6 +57,28 @@ export function describePlan(plan: DeploymentPlan, output: Pick<Output, 'color'>
 }
 
 const row = (label: string, value: string) => `${label.padEnd(13)}${value}`;
+
+/** The stack's endpoint: its Gateway and base URL, the body-based router, who may call what, and each model's route by name. */
+export function describeEndpoint(endpoint: EndpointPlan): string[] {
+  const access = endpoint.access;
+  const who =
+    access.mode === 'apiKeys'
+      ? `API keys (${access.keyFormat === 'bearer' ? 'Authorization: Bearer <key>; Envoy Gateway holds the keys in clear' : 'HTTP Basic <name>:<key>; the gateway holds SHA-1 hashes'}): ${Object.entries(access.grants).map(([key, models]) => `${key} → ${models.join(', ') || 'nothing'}`).join('; ')}`
+      : access.mode === 'jwt'
+        ? `JWT from ${access.jwt!.issuer}, the models in its claim ${access.jwt!.modelsClaim}`
+        : access.explicit
+          ? 'open'
+          : 'open (default)';
+  const limit = access.requestsPerMinute !== null ? `; ${access.requestsPerMinute} requests/min per ${access.mode === 'open' ? 'model' : 'caller and model'}, per gateway pod` : '';
+  const adapters = endpoint.models.reduce((n, m) => n + m.adapters.length, 0);
+  return [
+    `  endpoint    Gateway ${endpoint.namespace}/${endpoint.name} (class ${endpoint.class}${endpoint.hostname ? `, host ${endpoint.hostname}` : ''}) → base_url ${endpoint.service.url}/v1`,
+    `              body-based router: release ${endpoint.bbr.release} (${endpoint.bbr.chart.chart} ${endpoint.bbr.chart.version}), image ${endpoint.bbr.image}`,
+    `              access: ${who}${limit}`,
+    `              GET /v1/models: ${endpoint.list.data.length - adapters} models, ${adapters} adapters; an unknown model: 404 model_not_found`,
+    ...endpoint.models.map((m) => `              route ${m.route}: ${m.names.map((n) => `"${n}"`).join(', ')} → ${m.backend.what}${m.requestsPerMinute !== null && m.requestsPerMinute !== access.requestsPerMinute ? ` (${m.requestsPerMinute} requests/min: the model's own limit)` : ''}`),
+  ];
+}
 
 function describeLlmd(model: AnyLlmdModelPlan): string[] {
   const server = model.modelServer;

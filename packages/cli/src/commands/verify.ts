@@ -10,6 +10,8 @@ interface VerifyCommandOptions extends StackOptions {
   readonly kubeconfig?: string;
   readonly context?: string;
   readonly baseUrl?: string;
+  readonly endpointUrl?: string;
+  readonly endpoint?: boolean;
   readonly model?: string[];
   readonly wait?: string;
   readonly timeout?: string;
@@ -64,6 +66,8 @@ export default async function verify({ options, output }: { options: VerifyComma
   try {
     const result = await kv.verifyPlan(plan, {
       ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+      ...(options.endpointUrl !== undefined && { endpointUrl: options.endpointUrl }),
+      ...(options.endpoint === false && { endpoint: false }),
       ...(options.baseUrl !== undefined && token && { headers: { Authorization: `Bearer ${token}` } }),
       // Models with access get it in the form their gateway checks (apiKeys: HTTP Basic of <name>:<key>), through the cluster too.
       ...(token && { token }),

@@ -17,7 +17,7 @@ describe('the stack file JSON Schema', () => {
   it('describes every app-serving key under config, and secrets as secure values', () => {
     const config = (schema.properties as { config: { properties: Record<string, Record<string, unknown>>; required: string[] } }).config;
     expect(Object.keys(config.properties).sort()).toEqual(
-      ['apiKeys', 'charts', 'cloudProvider', 'controlNodeSelector', 'gpuToleration', 'harborHostname', 'harborToken', 'harborUser', 'hfToken', 'kserve', 'kubeconfig', 'modelGateway', 'models', 'platform', 'prometheus', 'prometheusCredentials', 'router', 'upstream'].map((k) => `app-serving:${k}`),
+      ['apiKeys', 'charts', 'cloudProvider', 'controlNodeSelector', 'endpoint', 'gpuToleration', 'harborHostname', 'harborToken', 'harborUser', 'hfToken', 'kserve', 'kubeconfig', 'modelGateway', 'models', 'platform', 'prometheus', 'prometheusCredentials', 'router', 'upstream'].map((k) => `app-serving:${k}`),
     );
     expect(config.required).toEqual(['app-serving:cloudProvider', 'app-serving:models']);
     expect(config.properties['app-serving:harborToken']).toMatchObject({ type: 'object', properties: { secure: { type: 'string' } }, required: ['secure'] });

@@ -5,6 +5,8 @@ import { durationLimitProblem, durationSeconds, isLabelKey, isLabelValue } from 
 import { isSecret, type Secret } from '../secret.ts';
 import type {
   ChartOverride,
+  EndpointSettings,
+  EndpointSettingsInput,
   GpuToleration,
   KserveSettings,
   ModelAdapter,
@@ -302,6 +304,11 @@ export const modelEntrySchema = z
       .meta({
         description: `The largest adapter rank the model server accepts (vLLM \`--max-lora-rank\`; KServe \`spec.model.lora.maxRank\`): at least the rank \`r\` of every adapter (its adapter_config.json). One of ${LORA_RANKS.join(', ')}. Default: ${DEFAULT_LORA_RANK}. A higher value reserves more GPU memory per adapter slot.`,
       }),
+    gateway: z.boolean().optional().meta({
+      description:
+        "The model's own gateway (its own Gateway on llm-d; on the 2026-08 set `false` runs the llm-d Router's own proxy instead, reached in the cluster and through the stack's `endpoint`). Default: true.",
+    }),
+    endpoint: z.boolean().optional().meta({ description: "Whether the stack's `endpoint` serves this model (by its name). Default: true when the stack has an endpoint." }),
   })
   .meta({ description: 'One model of the stack.' });
 
@@ -362,6 +369,68 @@ export const routerSchema = z
   })
   .meta({ description: '2026-08 llm-d: how the models are reached (the llm-d Router\'s gateway or standalone mode).' });
 
+/** A model name of the stack (`models.<category>[].name`), or `*` for every model the endpoint serves. */
+const ENDPOINT_GRANT = z.string().regex(/^(\*|[A-Za-z0-9][A-Za-z0-9._-]*)$/, { message: 'must be a model name of the stack (models.<category>[].name) or "*"' });
+
+export const endpointSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).meta({ description: 'Set false to remove the endpoint and keep its settings.' }),
+    name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('endpoint').meta({ description: "The endpoint's Gateway. Default: `endpoint`." }),
+    namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('app-serving').meta({ description: 'The namespace app-serving creates for the endpoint (its Gateway, routes, policies and body-based router). Default: `app-serving`.' }),
+    class: z.enum(['istio', 'envoy']).optional().meta({
+      description:
+        "The Gateway's class: `istio` (Istio ≥ 1.29 with the inference extension) or `envoy` (Envoy Gateway ≥ v1.5: the stack's Envoy GatewayClass, `kserve.gateway.className`). Default: `router.gatewayClass` (gateway mode) when that is istio or envoy, else `envoy`.",
+    }),
+    hostname: z
+      .string()
+      .regex(/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { message: 'must be a host name such as models.example.com (or *.example.com)' })
+      .max(253)
+      .optional()
+      .meta({ description: "The listener's host name: requests for other hosts are not served. Default: any." }),
+    access: z
+      .strictObject({
+        apiKeys: z
+          .record(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }), z.array(ENDPOINT_GRANT).min(1).max(256))
+          .optional()
+          .meta({ description: 'Key name (of `app-serving:apiKeys`) → the models it grants (model names of the stack, or `"*"`: every model the endpoint serves that the key may reach).' }),
+        jwt: z
+          .strictObject({
+            issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
+            audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
+            jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+            jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
+            modelsClaim: z
+              .string()
+              .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/, { message: 'must be a claim name such as models (a nested claim: org.models)' })
+              .max(253)
+              .default('models')
+              .meta({ description: 'The claim listing the models a token grants, as clients name them (served model names). Default: `models`.' }),
+          })
+          .optional()
+          .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer; its `modelsClaim` lists the models it grants.' }),
+        open: z.literal(true).optional().meta({ description: 'Anyone who reaches the endpoint may call its models (said explicitly: no warning).' }),
+        keyFormat: z.enum(['bearer', 'basic']).optional().meta({
+          description:
+            'How clients send a key: `bearer` (`Authorization: Bearer <key>`, what OpenAI SDKs send; Envoy Gateway only, which keeps the keys in clear in a Secret) or `basic` (HTTP Basic `<name>:<key>`; the gateway keeps SHA-1 hashes). Default: `bearer` on Envoy Gateway (validate warns that the keys are held in clear until you set it), `basic` on Istio.',
+        }),
+        rateLimit: z
+          .strictObject({
+            requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (or token subject; all callers together when open) to each model; per gateway pod.' }),
+          })
+          .optional(),
+      })
+      .optional()
+      .meta({ description: 'Who may call which model through the endpoint: `apiKeys`, `jwt` or `open` (exactly one). Default: open (validate warns).' }),
+    bbr: z
+      .strictObject({
+        image: z.string().regex(OCI_REF, { message: 'must be an image reference with a tag or digest, e.g. harbor.example.com/images-infra/bbr:v1.5.0' }).optional().meta({ description: "The body-based router's image. Default: GAIE's `registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0`." }),
+        replicas: z.number().int().min(1).max(100).optional().meta({ description: "The body-based router's replicas. Default: 1." }),
+      })
+      .optional()
+      .meta({ description: "The body-based router (GAIE's bbr): what reads each request's `model` and names it in a header the routes match." }),
+  })
+  .meta({ description: 'One OpenAI endpoint for every model of the stack: routes by the request\'s `model`, answers `/v1/models`, grants models per key (docs/endpoint.md).' });
+
 /** The `app-serving:*` keys, without the namespace prefix. */
 export const stackConfigSchema = z
   .strictObject({
@@ -394,11 +463,13 @@ export const stackConfigSchema = z
         modelService: chartOverrideSchema.optional(),
         routerGateway: chartOverrideSchema.optional().meta({ description: '2026-08: the llm-d Router chart of gateway mode (llm-d-router-gateway).' }),
         routerStandalone: chartOverrideSchema.optional().meta({ description: '2026-08: the llm-d Router chart of standalone mode (llm-d-router-standalone).' }),
+        bodyBasedRouting: chartOverrideSchema.optional().meta({ description: "The stack's endpoint: GAIE's body-based-routing chart (the body-based router)." }),
       })
       .optional(),
     kserve: kserveSchema.optional(),
     prometheus: prometheusSchema.optional(),
     prometheusCredentials: secretSchema.optional().meta({ description: 'The bearer token (auth: bearer) or password (auth: basic) of the Prometheus, as a Pulumi secret.' }),
+    endpoint: endpointSchema.optional(),
   })
   .meta({ description: 'app-serving stack configuration.' });
 
@@ -422,3 +493,5 @@ true satisfies Same<z.output<typeof autoscalingSchema>, ModelAutoscaling>;
 true satisfies Same<z.output<typeof prometheusSchema>, PrometheusSettings>;
 true satisfies Same<z.output<typeof accessSchema>, ModelAccess>;
 true satisfies Same<z.output<typeof adapterSchema>, ModelAdapter>;
+true satisfies Same<z.output<typeof endpointSchema>, EndpointSettings>;
+true satisfies Same<z.input<typeof endpointSchema>, EndpointSettingsInput>;

@@ -68,6 +68,8 @@ export interface ChartOverrides {
   routerGateway?: ChartOverride | undefined;
   /** 2026-08: the llm-d Router chart of standalone mode. */
   routerStandalone?: ChartOverride | undefined;
+  /** The stack's endpoint: GAIE's body-based-routing chart (`endpoint`). */
+  bodyBasedRouting?: ChartOverride | undefined;
 }
 
 /** `router`: how the llm-d models of the 2026-08 set are reached. */
@@ -168,6 +170,10 @@ export interface ModelEntry {
   adapters?: ModelAdapter[] | undefined;
   /** The largest rank of the model's adapters vLLM accepts (`--max-lora-rank`); default 16. */
   maxLoraRank?: LoraRank | undefined;
+  /** The model's own gateway (its own Gateway, or KServe's route): `false` leaves the model to the stack's endpoint (and in-cluster clients). Default: true. */
+  gateway?: boolean | undefined;
+  /** Whether the stack's `endpoint` serves the model. Default: true when the stack has an endpoint. */
+  endpoint?: boolean | undefined;
 }
 
 /** {@link ModelEntry} as written: `enabled` defaults to true, `nodeSelector` to `{}`. */
@@ -205,6 +211,64 @@ export interface KserveSettingsInput {
   imageMirror?: string | undefined;
 }
 
+/** The endpoint's key formats: `bearer` (`Authorization: Bearer <key>`, what OpenAI clients send) or `basic` (`<name>:<key>` as HTTP Basic). */
+export type EndpointKeyFormat = 'bearer' | 'basic';
+
+/** `endpoint.access.jwt`: tokens from one issuer, with the models they grant in a claim. */
+export interface EndpointJwtAccess extends JwtAccess {
+  /** The claim that lists the model names a token grants. */
+  modelsClaim: string;
+}
+
+/** {@link EndpointJwtAccess} as written: `modelsClaim` defaults to `models`. */
+export interface EndpointJwtAccessInput extends JwtAccess {
+  modelsClaim?: string | undefined;
+}
+
+/** `endpoint.access`: who may call which model through the endpoint (exactly one of apiKeys, jwt, open), and how often. */
+export interface EndpointAccess {
+  /** Key name (of `app-serving:apiKeys`) → the names of the models it grants (`models.<category>[].name`), or `["*"]`. */
+  apiKeys?: Record<string, string[]> | undefined;
+  jwt?: EndpointJwtAccess | undefined;
+  open?: true | undefined;
+  /** How clients send a key. Default: `bearer` on Envoy Gateway, `basic` on Istio (its proxy has no API-key filter). */
+  keyFormat?: EndpointKeyFormat | undefined;
+  rateLimit?: { requestsPerMinute?: number | undefined } | undefined;
+}
+
+/** {@link EndpointAccess} as written. */
+export interface EndpointAccessInput extends Omit<EndpointAccess, 'jwt'> {
+  jwt?: EndpointJwtAccessInput | undefined;
+}
+
+/** `endpoint.bbr`: the body-based router's image and replicas. */
+export interface EndpointBbr {
+  image?: string | undefined;
+  replicas?: number | undefined;
+}
+
+/** `endpoint`: one OpenAI endpoint for every model of the stack (docs/endpoint.md). */
+export interface EndpointSettings {
+  enabled: boolean;
+  /** The endpoint's Gateway. */
+  name: string;
+  namespace: string;
+  /** The Gateway's class: `istio` or `envoy` (Envoy Gateway, the stack's Envoy GatewayClass). Default: `router.gatewayClass` when that is one of them, else `envoy`. */
+  class?: 'istio' | 'envoy' | undefined;
+  /** The listener's hostname (clients' `Host`); default: any. */
+  hostname?: string | undefined;
+  access?: EndpointAccess | undefined;
+  bbr?: EndpointBbr | undefined;
+}
+
+/** {@link EndpointSettings} as written: `enabled`, `name` and `namespace` have defaults. */
+export interface EndpointSettingsInput extends Omit<EndpointSettings, 'enabled' | 'name' | 'namespace' | 'access'> {
+  enabled?: boolean | undefined;
+  name?: string | undefined;
+  namespace?: string | undefined;
+  access?: EndpointAccessInput | undefined;
+}
+
 /** The `app-serving:*` keys of a parsed stack, defaults filled in. */
 export interface ParsedStackConfig {
   cloudProvider: 'cloud' | 'on-prem';
@@ -227,11 +291,13 @@ export interface ParsedStackConfig {
   kserve?: KserveSettings | undefined;
   prometheus?: PrometheusSettings | undefined;
   prometheusCredentials?: Secret | undefined;
+  /** One OpenAI endpoint for the whole stack; absent: none. */
+  endpoint?: EndpointSettings | undefined;
 }
 
 /** The `app-serving:*` keys as a stack file writes them (the keys with defaults may be left out). */
 export interface StackConfigInput
-  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve' | 'router' | 'prometheus'> {
+  extends Omit<ParsedStackConfig, 'platform' | 'models' | 'gpuToleration' | 'modelGateway' | 'kserve' | 'router' | 'prometheus' | 'endpoint'> {
   platform?: Platform | undefined;
   models: { generative?: ModelEntryInput[] | undefined; embedder?: ModelEntryInput[] | undefined };
   gpuToleration?: GpuTolerationInput | undefined;
@@ -239,4 +305,5 @@ export interface StackConfigInput
   kserve?: KserveSettingsInput | undefined;
   router?: Partial<RouterSettings> | undefined;
   prometheus?: PrometheusSettingsInput | undefined;
+  endpoint?: EndpointSettingsInput | undefined;
 }

@@ -64,6 +64,8 @@ export interface KserveModelPlan {
   readonly workload: string;
   /** KServe's Service `<service>-kserve-workload-svc`, where the route's catch-all rule goes (not through the EPP). */
   readonly workloadService: string;
+  /** Whether KServe runs the model's scheduler (EPP): its inference requests then go through the InferencePool. */
+  readonly scheduler: boolean;
   readonly route: string;
   readonly inferencePool: string;
   /** Clients call `<gateway address><pathPrefix>/v1/...`. */
@@ -366,6 +368,7 @@ export function planKserveModel({ config, model, harbor, toleration, list, relea
     hfTokenSecret: config.hfToken ? names.hfTokenSecret : null,
     workload: names.workload,
     workloadService: names.workloadService,
+    scheduler: hasScheduler(effective),
     route: names.route,
     inferencePool: names.inferencePool,
     pathPrefix: names.pathPrefix,

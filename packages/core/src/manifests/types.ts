@@ -25,4 +25,7 @@ export const RESOURCE_TYPES = {
   backendTrafficPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'BackendTrafficPolicy' },
   envoyExtensionPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyExtensionPolicy' },
   envoyProxy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'EnvoyProxy' },
+  httpRouteFilter: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'HTTPRouteFilter' },
+  clientTrafficPolicy: { apiVersion: 'gateway.envoyproxy.io/v1alpha1', kind: 'ClientTrafficPolicy' },
+  referenceGrant: { apiVersion: 'gateway.networking.k8s.io/v1beta1', kind: 'ReferenceGrant' },
 } as const satisfies Record<string, ResourceType>;

@@ -22,6 +22,11 @@ export function modelUpstream(config: Pick<StackConfig, 'upstream'>, entry: Pick
   return entry.upstream ?? config.upstream ?? DEFAULT_UPSTREAM;
 }
 
+/** Whether the stack's endpoint serves a model: the stack has one (enabled), and the model does not opt out (`endpoint: false`). */
+export function modelOnEndpoint(config: Pick<StackConfig, 'endpoint'>, entry: Pick<ModelEntry, 'endpoint'>): boolean {
+  return config.endpoint !== undefined && config.endpoint.enabled && entry.endpoint !== false;
+}
+
 /**
  * The values folders of an llm-d model folder, by set: those read (`wanted`) and those it must have
  * (`required`), as `<prefix>-<slug>/values.yaml` (discovery.ts `VALUES_FOLDERS` has the prefixes).

@@ -30,6 +30,8 @@ export interface GatewayInput {
   readonly name: string;
   readonly namespace: string;
   readonly slug: string;
+  /** The objects' labels. @default commonLabels(slug) */
+  readonly labels?: Readonly<Record<string, string>>;
   readonly className: RouterGatewayClass;
   /** The GatewayClass object the Gateway names: the class itself, or (class `envoy`) the stack's Envoy GatewayClass. */
   readonly gatewayClassName: string;
@@ -46,6 +48,10 @@ export function hasGatewayParameters(input: GatewayInput): boolean {
   return input.className === 'envoy' && place;
 }
 
+function labelsOf(input: GatewayInput): Record<string, string> {
+  return input.labels ? { ...input.labels } : commonLabels(input.slug);
+}
+
 /** The kind of the Gateway's parametersRef, by class. */
 function parametersRef(input: GatewayInput) {
   return input.className === 'envoy' ? { group: ENVOY_GATEWAY_API.group, kind: 'EnvoyProxy', name: input.name } : { group: '', kind: 'ConfigMap', name: input.name };
@@ -59,7 +65,7 @@ export function gatewayManifest(input: GatewayInput): Record<string, unknown> {
     metadata: {
       name: input.name,
       namespace: input.namespace,
-      labels: { ...commonLabels(input.slug), ...(input.className === 'istio' && { 'istio.io/enable-inference-extproc': 'true' }) },
+      labels: { ...labelsOf(input), ...(input.className === 'istio' && { 'istio.io/enable-inference-extproc': 'true' }) },
     },
     spec: {
       gatewayClassName: input.gatewayClassName,
@@ -77,7 +83,7 @@ export function gatewayParametersManifest(input: GatewayInput): Record<string, u
     return {
       apiVersion: `${ENVOY_GATEWAY_API.group}/${ENVOY_GATEWAY_API.version}`,
       kind: 'EnvoyProxy',
-      metadata: { name: input.name, namespace: input.namespace, labels: commonLabels(input.slug) },
+      metadata: { name: input.name, namespace: input.namespace, labels: labelsOf(input) },
       spec: { mergeType: 'StrategicMerge', provider: { type: 'Kubernetes', kubernetes: { envoyDeployment: { pod } } } },
     };
   }
@@ -89,7 +95,7 @@ export function gatewayParametersManifest(input: GatewayInput): Record<string, u
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: input.name, namespace: input.namespace, labels: commonLabels(input.slug) },
+    metadata: { name: input.name, namespace: input.namespace, labels: labelsOf(input) },
     data: { deployment: stringify({ spec: { template: { spec } } }, { lineWidth: 0 }) },
   };
 }

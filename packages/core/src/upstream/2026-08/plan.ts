@@ -8,7 +8,7 @@ import { sourceRef } from '../../storage.ts';
 import { getPath } from '../../values/merge.ts';
 import { nodeAffinityFor } from '../../values/scheduling.ts';
 import type { LlmdGeneration, LlmdModelInput } from '../generation.ts';
-import { LLMD_VALUES_FOLDERS } from '../select.ts';
+import { LLMD_VALUES_FOLDERS, modelOnEndpoint } from '../select.ts';
 import { controlNodeSelectorOf, embeddingServiceOf, readyTimeoutOf, storageOf } from '../shared.ts';
 import { ROUTER_CHART_OF, ROUTER_CHARTS, ROUTER_EPP_METRICS, ROUTER_EPP_METRICS_PORT, SERVER_AUTOSCALER_KEYS, ROUTER_PROXY_IMAGE, ROUTER_PROXY_PORT, routerEppPodLabels } from './facts.ts';
 import { envoyRouteManifests } from './envoy.ts';
@@ -41,7 +41,8 @@ export const ROUTER_2026_08: LlmdGeneration = {
 function planModel({ config, model, charts, harbor, toleration, list, warnings, features }: LlmdModelInput): LlmdRouterModelPlan | undefined {
   const { entry, slug, category } = model;
   const at = ['models', category, model.index] as const;
-  const settings = { mode: config.router?.mode ?? 'gateway', gatewayClass: config.router?.gatewayClass ?? 'istio' };
+  // `gateway: false`: no Gateway of the model's own; the Router's own proxy serves it (the stack's endpoint routes there).
+  const settings = { mode: entry.gateway === false ? ('standalone' as const) : (config.router?.mode ?? 'gateway'), gatewayClass: config.router?.gatewayClass ?? 'istio' };
   const overrides = { nameSpace: entry.nameSpace, releaseName: entry.releaseName };
   const names = routerNames(slug, overrides);
   const className = settings.mode === 'gateway' ? settings.gatewayClass : null;
@@ -102,7 +103,9 @@ function planModel({ config, model, charts, harbor, toleration, list, warnings, 
   // Gateway's (policies on the model's HTTPRoute); the Router's standalone proxy and agentgateway's
   // Gateway take other objects app-serving does not write yet.
   const access = features.accessPlan(entry.access);
-  if (features.accessEnforced(access) && className !== 'istio' && className !== 'envoy') {
+  // Behind the stack's endpoint only (the Router's proxy, no Gateway of its own), the endpoint enforces it.
+  const enforcedByEndpoint = className === null && modelOnEndpoint(config, entry);
+  if (features.accessEnforced(access) && className !== 'istio' && className !== 'envoy' && !enforcedByEndpoint) {
     list.add(
       config.locate(
         'config.contradiction',
