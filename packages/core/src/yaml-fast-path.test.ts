@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { logicalLines, parseYaml, parseYamlWithPositions, plainLineOf, positionLineOf, readPlainYaml } from './yaml-source.ts';
+import { PLAIN_LOOKUPS, logicalLines, parseYaml, parseYamlWithPositions, plainLineOf, positionLineOf, readPlainYaml } from './yaml-source.ts';
 
 /** JSON with key order, and with the numbers JSON cannot hold (NaN, ±Infinity, -0) spelled out. */
 function exact(value: unknown): string {
@@ -185,6 +185,13 @@ describe('lines of plain YAML, found in the text (no yaml document model on a ru
       }
       for (const path of paths) expect(plainLineOf(lines, path), `${name}: ${JSON.stringify(path)}`).toBe(positionLineOf(careful, path));
     }
+  });
+
+  it(`gives the same lines past its first ${PLAIN_LOOKUPS} looks in the text, when yaml's document model answers (many issues of one file)`, () => {
+    const text = `config:\n${Array.from({ length: 3 * PLAIN_LOOKUPS }, (_, i) => `  key${i}:\n    - name: m${i}\n      v: ${i}\n`).join('')}`;
+    const { source } = parseYaml('many.yaml', text);
+    const lines = Array.from({ length: 3 * PLAIN_LOOKUPS }, (_, i) => source.lineOf(['config', `key${i}`, 0, i % 2 ? 'v' : 'missing']));
+    expect(lines).toEqual(Array.from({ length: 3 * PLAIN_LOOKUPS }, (_, i) => 2 + 3 * i + (i % 2 ? 2 : 1)));
   });
 
   it('steps aside (null) where the text alone cannot tell: a flow collection on the way, a number-like key, a document marker', () => {

@@ -236,12 +236,22 @@ export function sourceWithoutLines(file: string, value: unknown): YamlSource {
   };
 }
 
+/**
+ * How many lines a source finds in its text before it builds yaml's document model instead: each
+ * look in the text reads the lines from the top (20,000 unknown keys took 42 s of CPU that way), the
+ * model, once built, finds any path through an index.
+ */
+export const PLAIN_LOOKUPS = 32;
+
 function makeSource(file: string, positions: () => Positions, value: unknown, plainText?: string): YamlSource {
   let lines: readonly Line[] | undefined;
+  let lookups = 0;
   const lineOf = (path: readonly (string | number)[]): number | undefined => {
     // Plain block YAML (the fast path's): the line from the text itself, without yaml's document
-    // model, whose first use costs a cold start tens of ms (a warning on every `validate` paid it).
-    if (plainText !== undefined) {
+    // model, whose first use costs a cold start tens of ms (a warning on every `validate` paid it) —
+    // for the first few lines asked for; past them, the model.
+    if (plainText !== undefined && lookups < PLAIN_LOOKUPS) {
+      lookups += 1;
       const line = plainLineOf((lines ??= logicalLines(plainText)), path);
       if (line !== null) return line;
     }
