@@ -194,3 +194,12 @@ export const LORA_RANKS = [1, 8, 16, 32, 64, 128, 256, 320, 512] as const;
 export const DEFAULT_LORA_RANK = 16;
 /** Where the pull Job puts each pulled adapter on the model volume: `<folder>/<adapter name>/`. */
 export const ADAPTERS_FOLDER = 'adapters';
+
+/**
+ * The most seconds `pulumi.com/timeoutSeconds` can say: the Kubernetes provider reads it with Go's
+ * `strconv.Atoi` and multiplies it into a `time.Duration` (int64 nanoseconds), so past 9,223,372,036
+ * seconds it wraps, and a number Atoi cannot read is ignored — the default 10 minutes applies
+ * (pulumi-kubernetes v4 `pkg/metadata/overrides.go`, TimeoutDuration).
+ * Here, not in the schema, so that what imports it does not import zod.
+ */
+export const MAX_READY_TIMEOUT_SECONDS = 9_223_372_036;

@@ -128,7 +128,7 @@ export type {
 } from './features/endpoint/index.ts';
 export type { Feature } from './features/types.ts';
 export { stackFileJsonSchema } from './config/json-schema.ts';
-export { MAX_READY_TIMEOUT_SECONDS } from './config/schema.ts';
+export { MAX_READY_TIMEOUT_SECONDS } from './constants.ts';
 export { parseStrictJson, StrictJsonError } from './strict-json.ts';
 export type { StrictJson } from './strict-json.ts';
 export { editStackText } from './config/edit.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ADAPTERS_FOLDER, AUTOSCALING_SIGNALS, DEFAULT_LORA_RANK, LORA_RANKS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
+import { ADAPTERS_FOLDER, AUTOSCALING_SIGNALS, MAX_READY_TIMEOUT_SECONDS, DEFAULT_LORA_RANK, LORA_RANKS, PLATFORMS, ROUTER_GATEWAY_CLASSES, UPSTREAMS } from '../constants.ts';
 import { hasUrlCredentials } from '../redact.ts';
 import { durationLimitProblem, durationSeconds, isLabelKey, isLabelValue } from './formats.ts';
 import { isSecret, type Secret } from '../secret.ts';
@@ -160,13 +160,6 @@ const durationSchema = z
   .string()
   .refine((text) => (durationSeconds(text) ?? 0) > 0, { message: 'must be a duration such as 30m, 1h or 1h30m (hours h, minutes m, seconds s)' });
 
-/**
- * The most seconds `pulumi.com/timeoutSeconds` can say: the Kubernetes provider reads it with Go's
- * `strconv.Atoi` and multiplies it into a `time.Duration` (int64 nanoseconds), so past 9,223,372,036
- * seconds it wraps, and a number Atoi cannot read is ignored — the default 10 minutes applies
- * (pulumi-kubernetes v4 `pkg/metadata/overrides.go`, TimeoutDuration).
- */
-export const MAX_READY_TIMEOUT_SECONDS = 9_223_372_036;
 const readyTimeoutSchema = durationSchema.superRefine((text, ctx) => {
   const seconds = durationSeconds(text);
   const problem = seconds === undefined ? null : durationLimitProblem(text, seconds, { seconds: MAX_READY_TIMEOUT_SECONDS, what: "Pulumi's await timeout", source: 'pulumi-kubernetes reads pulumi.com/timeoutSeconds into a Go time.Duration' }, { echo: false });
