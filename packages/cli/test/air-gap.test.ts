@@ -62,6 +62,32 @@ function listedCrdFiles(title: string): string[] {
 /** What istiod makes once installed: the GatewayClass `istio`. */
 const ISTIO_CLASS: KubeObject = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GatewayClass', metadata: { name: 'istio' }, spec: { controllerName: 'istio.io/gateway-controller' } };
 
+/**
+ * What the page's `istioctl install` leaves in `istio-system` that preflight reads: the istiod
+ * Deployment (label `app=istiod`), its image `<hub>/pilot:<tag>` and its `values.pilot.env.*`
+ * variables, all taken from the command as the page writes it (`$ISTIO_VERSION` from the line that sets it).
+ */
+function istiodOfPage(): KubeObject[] {
+  const both = section('For both sets');
+  const version = /^\s*ISTIO_VERSION=(\S+)/m.exec(both)?.[1];
+  const install = /istioctl install(?:[^\n\\]|\\\n)*/.exec(both)?.[0] ?? '';
+  const set = (key: string) => new RegExp(`--set '?${key.replace(/[.[\]]/g, '\\$&')}=([^\\s']+)`).exec(install)?.[1];
+  const hub = set('hub');
+  const tag = set('tag')?.replace('$ISTIO_VERSION', version ?? '');
+  const env = [...install.matchAll(/--set '?values\.pilot\.env\.([A-Z_]+)=([^\s']+)/g)].map((m) => ({ name: m[1]!, value: m[2]! }));
+  expect({ version, hub, tag, env: env.length }, 'the istioctl install command of air-gap.md').toMatchObject({ version: expect.any(String), hub: expect.any(String), tag: version, env: 1 });
+  const labels = { app: 'istiod', istio: 'pilot' };
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'istio-system' } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'istiod', namespace: 'istio-system', labels },
+      spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'discovery', image: `${hub}/pilot:${tag}`, env }] } } },
+    },
+  ];
+}
+
 let cluster: TestCluster;
 
 beforeAll(async () => {
@@ -95,7 +121,7 @@ describe('docs/air-gap.md, followed word by word', () => {
 
   it('with the 2026-02 list: the 2026-02 example passes preflight, and a 2026-08 stack fails on the CRDs that list lacks', async () => {
     await installCrdFiles(cluster, listedCrdFiles('The `2026-02` set'));
-    await applyObjects(cluster, [ISTIO_CLASS]);
+    await applyObjects(cluster, [ISTIO_CLASS, ...istiodOfPage()]);
     expect(await failedChecks('Pulumi.example.yaml')).toEqual([]);
     expect((await failedChecks('Pulumi.current.yaml')).map((f) => f.split(':').slice(0, 2).join(':')).sort()).toEqual(['crd:inferenceobjectives.llm-d.ai', 'crd:inferencepools.inference.networking.k8s.io']);
   }, 600_000);
