@@ -40,6 +40,9 @@ const CASES: Array<[string, string, string]> = [
   ['Pulumi.kind.yaml (agentgateway)', '2026-08', onSet('Pulumi.kind.yaml', '2026-08', (t) => t.replace('config:\n', 'config:\n  app-serving:router:\n    gatewayClass: agentgateway\n'))],
   // Behind Envoy Gateway: the stack's Envoy GatewayClass, the proxy Service in Envoy Gateway's namespace, the pool's route.
   ['Pulumi.current.yaml (envoy)', '2026-08', onSet('Pulumi.current.yaml', '2026-08', (t) => t.replace(ROUTER, '  app-serving:router:\n    mode: gateway\n    gatewayClass: envoy\n'))],
+  // The stack's endpoint: on Istio beside the models' own Gateways, and on Envoy Gateway in front of the Router's own proxies.
+  ['Pulumi.current.yaml (endpoint, istio)', '2026-08', onSet('Pulumi.current.yaml', '2026-08', (t) => t.replace('config:\n', 'config:\n  app-serving:endpoint:\n    access:\n      open: true\n'))],
+  ['Pulumi.current.yaml (endpoint, envoy)', '2026-08', onSet('Pulumi.current.yaml', '2026-08', (t) => t.replace(ROUTER, '  app-serving:router:\n    mode: standalone\n').replace('config:\n', 'config:\n  app-serving:endpoint:\n    class: envoy\n    access:\n      open: true\n'))],
   // A model at zero: the Router's flow control on, the ScaledObject's wake triggers.
   ['Pulumi.cloud.yaml (minReplicas 0)', '2026-08', onSet('Pulumi.cloud.yaml', '2026-08', (t) => t.replace('          minReplicas: 1\n', '          minReplicas: 0\n'))],
 ];
@@ -56,6 +59,7 @@ describe('plan --json against plan.schema.json', () => {
     const ok = validate(plan);
     expect(ok ? [] : validate.errors!.map((e) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)).toEqual([]);
     for (const model of plan.models) expect(model.upstream).toBe(set);
+    if (_name.includes('(endpoint')) expect((plan as { endpoint: unknown }).endpoint).not.toBeNull();
   });
 
   it('is closed where the contract is: an unknown field of the plan or of a model fails', async () => {
