@@ -231,6 +231,17 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
     // Cheap requests, all in flight at once, so that the minute's window cannot turn over between them.
     const limit = chatModel().access.requestsPerMinute!;
     const models = `${gateway}/v1/models`;
+    // The model settled first: the pod the routing test took away is back and ready (its vLLM loads
+    // for minutes), and the route answers another key. A burst into a model still loading was
+    // answered 500 throughout once (the EPP's ext_proc past its time at load 15).
+    const deployment = `/apis/apps/v1/namespaces/${chatModel().namespace}/deployments/${chatModel().modelServer.decodeDeployment}`;
+    const until = Date.now() + 600_000;
+    for (;;) {
+      const status = ((await tier.cluster.request('GET', deployment)).body as any)?.status ?? {};
+      if (status.readyReplicas === status.replicas && (await send(models, { headers: basic('ci-next', key('ci-next')) })).status === 200) break;
+      if (Date.now() > until) throw new Error(`the chat model did not settle before the rate-limit burst: ${JSON.stringify(status)}`);
+      await new Promise((r) => setTimeout(r, 2000));
+    }
     const answers = await Promise.all(Array.from({ length: limit + 5 }, () => send(models, { headers: basic('ci-rate', key('ci-rate')) })));
     const counts = answers.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
     expect(counts).toEqual({ 200: limit, 429: 5 });
