@@ -21,9 +21,9 @@ describe('charts packaged from their Go module', () => {
     // The release's image is the chart's default at the tag.
     expect(parse(moduleChartValues('body-based-routing', 'v1.5.0')).bbr.image.tag).toBe('v1.5.0');
     const objects = await helmTemplate({ chart: file, release: 'endpoint-bbr', namespace: 'app-serving', values: {} });
-    const deployment = objects.find((o) => o.kind === 'Deployment')!;
+    const deployment = objects.find((o) => o.kind === 'Deployment') as unknown as { metadata: { name: string }; spec: { template: { spec: { containers: { image: string }[] } } } };
     expect(deployment.metadata.name).toBe('body-based-router');
-    expect(deployment.spec.template.spec.containers[0].image).toBe('registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0');
+    expect(deployment.spec.template.spec.containers[0]?.image).toBe('registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0');
     // Cached: the second call packages nothing.
     expect(chartPackage(`${BBR}/`, 'v1.5.0', { cacheDir: scratch })).toBe(file);
   }, 600_000);
