@@ -12,6 +12,7 @@
  * | `envoyproxy/envoy` (Envoy Gateway's proxy) | Envoy 1.38.3 with the Deployment's arguments (`--config-yaml <bootstrap>` …) |
  * | `envoyproxy/gateway` `server` (the controller) | `envoy-gateway server` v1.8.1 |
  * | `llm-d-router-endpoint-picker` (the Router's EPP) | GAIE's EPP v1.5.0 (the Router's own build is not served here) |
+ * | `gateway-api-inference-extension/bbr` (the stack endpoint's body-based router) | GAIE's `bbr` v1.5.0, the image's own program, with the chart's arguments |
  * | anything else (the proxy's shutdown-manager, …) | not run: ready at once |
  */
 import { join } from 'node:path';
@@ -24,6 +25,8 @@ export interface DataPathTools {
   readonly envoy: string;
   readonly envoyGateway: string;
   readonly epp: string;
+  /** GAIE's body-based router (`cmd/bbr`, built beside the EPP). */
+  readonly bbr: string;
   readonly vllm: {
     readonly python: string;
     readonly chatModelDir: string;
@@ -96,6 +99,8 @@ export function dataPathRunner(tools: DataPathTools): (pod: Values, container: V
       return argv[0] === 'server' ? { argv: [tools.envoyGateway, ...argv] } : null;
     }
     if (is(image, 'llm-d-router-endpoint-picker') || is(image, 'epp')) return { argv: [tools.epp, ...eppArgs(args)] };
+    // The image's entry point is the `bbr` binary (GAIE's bbr.Dockerfile); the chart sets only args.
+    if (is(image, 'gateway-api-inference-extension/bbr')) return { argv: [tools.bbr, ...args] };
     return null;
   };
 }

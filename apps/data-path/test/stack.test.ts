@@ -13,53 +13,20 @@
  * - routing: the EPP spreads requests over both pods (each answers); with one pod gone the model
  *   still answers.
  */
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENVOY_GATEWAY_SYSTEM, createNodes, createTestStack, list, waitFor, type TestStack } from '@app-serving/test-cluster';
+import { createNodes, createTestStack, waitFor, type TestStack } from '@app-serving/test-cluster';
 import type { DeploymentPlan } from '@app-serving/core';
 import { appServingProgram } from '../../app-serving/src/program.ts';
 import { forgedToken, harnessToken } from '../../app-serving/test/deploy/access.ts';
 import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
-import { MODELS_DIR, STACKS_DIR, provideWeights, startTier, type Tier } from './tier.ts';
+import { MODELS_DIR, STACKS_DIR, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
 
 const STACK = join(STACKS_DIR, 'Pulumi.datapath.yaml');
 const ISSUER = 'https://issuer.data-path.example';
 
-interface Answer {
-  readonly status: number;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly text: string;
-}
-
-/** One HTTP request from the test (inside the tier's namespace) to an address of the cluster. */
-export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const req = request(url, { method: options.method ?? (payload ? 'POST' : 'GET'), timeout: 180_000, headers: { ...(payload && { 'content-type': 'application/json' }), ...options.headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`${url}: no answer`)));
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
-
 const basic = (name: string, key: string) => ({ authorization: `Basic ${Buffer.from(`${name}:${key}`).toString('base64')}` });
 const chat = (model: string, content = 'Say hello.') => ({ model, messages: [{ role: 'user', content }], max_tokens: 8, temperature: 0 });
-
-/** The address of the proxy Envoy Gateway made for a model's Gateway (its pod, the listener's port). */
-async function gatewayAddress(tier: Tier, gateway: string, namespace: string): Promise<string> {
-  const selector = encodeURIComponent(`gateway.envoyproxy.io/owning-gateway-name=${gateway},gateway.envoyproxy.io/owning-gateway-namespace=${namespace}`);
-  const pods = (await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/pods?labelSelector=${selector}`)).filter((p) => !p.metadata.deletionTimestamp && p.status?.podIP);
-  const services = await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/services?labelSelector=${selector}`);
-  const port = services[0]?.spec.ports.find((p: any) => p.port === 80)?.targetPort;
-  if (pods.length === 0 || typeof port !== 'number') throw new Error(`no proxy pod or port for Gateway ${namespace}/${gateway}`);
-  return `http://${pods[0].status.podIP}:${port}`;
-}
 
 describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Envoy ← Envoy Gateway, the EPP, vLLM', () => {
   let tier: Tier;

@@ -6,6 +6,7 @@
  * weights from their volumes: {@link provideWeights} gives each claim the folder the pull Job would
  * have filled (the model's files at `modelUri`, and the `.pulled` marker).
  */
+import { request } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -14,6 +15,7 @@ import {
   ENVOY_GATEWAY_SYSTEM,
   createNodes,
   installEnvoyGateway,
+  list,
   startCluster,
   startClusterDns,
   startPodRuntime,
@@ -86,9 +88,10 @@ export async function startTier(options: { crdSet?: '2026-02' | '2026-08' } = {}
 /**
  * Gives each model's claim what its pull Job leaves on the volume: the weights at `modelUri` (the
  * tier's prepared model, by the `modelUri` → folder map `weights`) and the `.pulled` marker. Returns
- * a function that removes the folders (and forgets the claims).
+ * a function that removes the folders (and forgets the claims). An adapter a model takes from its
+ * volume (`path:`) is put there too, from `adapters` (adapter name → the tier's prepared adapter).
  */
-export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<string, string>>): () => void {
+export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<string, string>>, adapters: Readonly<Record<string, string>> = {}): () => void {
   const made: string[] = [];
   for (const model of plan.models) {
     const storage = model.storage;
@@ -101,6 +104,14 @@ export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<st
     const at = join(folder, storage.modelUri);
     mkdirSync(dirname(at), { recursive: true });
     symlinkSync(source, at);
+    for (const adapter of model.adapters) {
+      if (adapter.source.kind !== 'volume') continue;
+      const prepared = adapters[adapter.name];
+      if (!prepared) throw new Error(`model ${model.name}: no prepared adapter for ${adapter.name} (known: ${Object.keys(adapters).join(', ') || 'none'})`);
+      const place = join(folder, adapter.source.path);
+      mkdirSync(dirname(place), { recursive: true });
+      symlinkSync(prepared, place);
+    }
     writeFileSync(join(folder, basename(storage.marker)), `${storage.source.kind === 'oras' ? storage.source.ref : storage.modelUri}\n`);
     claims.set(`${model.namespace}/${storage.pvc}`, folder);
   }
@@ -108,4 +119,36 @@ export function provideWeights(plan: DeploymentPlan, weights: Readonly<Record<st
     for (const folder of made) rmSync(folder, { recursive: true, force: true });
     for (const [claim, folder] of claims) if (made.includes(folder)) claims.delete(claim);
   };
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+}
+
+/** One HTTP request from the test (inside the tier's namespace) to an address of the cluster. */
+export function send(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = request(url, { method: options.method ?? (payload ? 'POST' : 'GET'), timeout: 180_000, headers: { ...(payload && { 'content-type': 'application/json' }), ...options.headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url}: no answer`)));
+    req.on('error', reject);
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+/** The address of the proxy Envoy Gateway made for a Gateway — a model's, or the stack endpoint's (its pod, the listener's port). */
+export async function gatewayAddress(tier: Tier, gateway: string, namespace: string): Promise<string> {
+  const selector = encodeURIComponent(`gateway.envoyproxy.io/owning-gateway-name=${gateway},gateway.envoyproxy.io/owning-gateway-namespace=${namespace}`);
+  const pods = (await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/pods?labelSelector=${selector}`)).filter((p) => !p.metadata.deletionTimestamp && p.status?.podIP);
+  const services = await list(tier.cluster, `/api/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/services?labelSelector=${selector}`);
+  const port = services[0]?.spec.ports.find((p: any) => p.port === 80)?.targetPort;
+  if (pods.length === 0 || typeof port !== 'number') throw new Error(`no proxy pod or port for Gateway ${namespace}/${gateway}`);
+  return `http://${pods[0].status.podIP}:${port}`;
 }

@@ -1,6 +1,6 @@
 /**
  * The data-path tier's tools (tools/data-path builds and caches each): Envoy, the Envoy Gateway
- * controller and its release's chart, the GAIE EPP, vLLM on CPU with the prepared models.
+ * controller and its release's chart, the GAIE EPP and body-based router, vLLM on CPU with the prepared models.
  */
 import { spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
@@ -20,10 +20,12 @@ export function envoyGatewayChartDir(version = ENVOY_GATEWAY_VERSION): string {
 /** The tools, built first where needed. */
 export function dataPathTools(): DataPathTools {
   const vllm = ensureVllm();
+  const gaie = ensureEpp();
   return {
     envoy: ensureEnvoy(),
     envoyGateway: ensureEnvoyGateway(),
-    epp: ensureEpp().epp,
+    epp: gaie.epp,
+    bbr: gaie.bbr,
     vllm: { python: vllm.python, chatModelDir: vllm.chatModelDir, embeddingModelDir: vllm.embeddingModelDir, adapterDir: vllm.adapterDir },
     vllmEnv: VLLM_CPU_ENV,
   };

@@ -31,6 +31,7 @@ export type { KserveStandInArgs } from './controllers.ts';
 export { DEFAULT_STORAGE_CLASSES, PROVISIONER, provisionOnce, provisionedVolume, storageClassObjects } from './storage.ts';
 export type { StorageClassSpec } from './storage.ts';
 export { helmTemplate, clusterApiVersions, publishedChart, renderReleases } from './helm.ts';
+export { chartPackage, goModuleDir, moduleChartValues, moduleChartsCache, MODULE_CHARTS } from './module-charts.ts';
 export type { HelmTemplateArgs, PlannedRelease } from './helm.ts';
 export { startModelServer } from './model-server.ts';
 export type { ModelServer, ModelServerOptions, Refusal } from './model-server.ts';

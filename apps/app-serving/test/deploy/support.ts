@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import {
+  BBR_CHART,
   DEFAULT_CHARTS,
   ROUTER_CHARTS,
   ROUTER_CHART_OF,
@@ -29,12 +30,12 @@ import {
   ENVOY_GATEWAY_SYSTEM,
   forwardPodPorts,
   agentgatewayStandIn,
+  chartPackage,
   envoyGatewayStandIn,
   istioGatewayStandIn,
   kserveStandIns,
   list,
   podFileSystem,
-  publishedChart,
   startModelServer,
   upstreamDir,
   waitFor,
@@ -155,7 +156,7 @@ export function stackUnderTest(
     const chart = override.chart ?? pinned.chart;
     if (chart.startsWith('/') || chart.startsWith('.')) continue;
     const version = override.version ?? pinned.version;
-    const local = publishedChart(chart, version);
+    const local = chartPackage(chart, version);
     if (!local) throw new Error(`${basename(file)}: no published package of chart ${chart} ${version} in ${upstreamDir()} to deploy it here`);
     charts[key] = { chart: local, version };
   }
@@ -185,9 +186,11 @@ export function credentials(plan: DeploymentPlan, secrets: Readonly<Record<strin
   return found;
 }
 
-/** The chart keys (`charts.<key>`) the llm-d models of a plan deploy, with their pinned charts. */
+/** The chart keys (`charts.<key>`) the llm-d models and the endpoint of a plan deploy, with their pinned charts. */
 function usedCharts(plan: DeploymentPlan): Map<string, ChartRef> {
   const used = new Map<string, ChartRef>();
+  // The endpoint's body-based router: packaged from GAIE's Go module while the upstream data has no package (test-cluster's chartPackage).
+  if (plan.endpoint) used.set('bodyBasedRouting', BBR_CHART);
   for (const model of plan.models) {
     if (model.platform !== 'llm-d') continue;
     if (model.upstream === '2026-02') for (const key of Object.keys(DEFAULT_CHARTS) as (keyof typeof DEFAULT_CHARTS)[]) used.set(key, DEFAULT_CHARTS[key]);

@@ -18,6 +18,9 @@ const TYPE_A = 1;
 export interface ClusterDns {
   /** The names asked for, in order (for a test to see what a component looked up). */
   readonly queries: string[];
+  /** The UDP port it answers on (53 unless the caller asked for another). */
+  readonly port: number;
+  /** Closes the socket; an answer still being looked up then is dropped. */
   stop(): Promise<void>;
 }
 
@@ -63,10 +66,18 @@ export function answer(query: Buffer, parsed: { id: number; end: number }, addre
   return Buffer.concat([header, question, ...records]);
 }
 
-/** Starts the server on the node's address; `extra` answers names of the test's own (e.g. a controller outside the cluster). */
-export async function startClusterDns(cluster: TestCluster, extra: Readonly<Record<string, string>> = {}): Promise<ClusterDns> {
+/**
+ * Starts the server on the node's address, port 53 (`listen` for another, e.g. a test's own); `extra`
+ * answers names of the test's own (e.g. a controller outside the cluster).
+ */
+export async function startClusterDns(
+  cluster: Pick<TestCluster, 'request'>,
+  extra: Readonly<Record<string, string>> = {},
+  listen: { readonly address: string; readonly port: number } = { address: NODE_IP, port: 53 },
+): Promise<ClusterDns> {
   const queries: string[] = [];
   const socket: Socket = createSocket('udp4');
+  let closed = false;
   const lookup = async (name: string): Promise<string[] | null> => {
     if (extra[name]) return [extra[name]!];
     const pod = /^(\d+)-(\d+)-(\d+)-(\d+)\.[a-z0-9-]+\.pod\.cluster\.local$/.exec(name);
@@ -92,12 +103,20 @@ export async function startClusterDns(cluster: TestCluster, extra: Readonly<Reco
       } catch {
         reply = answer(message, parsed, [], 0);
       }
-      socket.send(reply, remote.port, remote.address);
+      // A lookup still under way when the tier stops (its API server gone) has no one to answer.
+      if (!closed) socket.send(reply, remote.port, remote.address);
     })();
   });
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
-    socket.bind(53, NODE_IP, () => resolve());
+    socket.bind(listen.port, listen.address, () => resolve());
   });
-  return { queries, stop: () => new Promise<void>((resolve) => socket.close(() => resolve())) };
+  return {
+    queries,
+    port: socket.address().port,
+    stop: () => {
+      closed = true;
+      return new Promise<void>((resolve) => socket.close(() => resolve()));
+    },
+  };
 }

@@ -83,7 +83,7 @@ const MAX_BACKOFF_MS = 300_000;
 const MESSAGE_LINES = 80;
 const MESSAGE_BYTES = 2048;
 
-interface ContainerState {
+export interface ContainerState {
   readonly spec: Values;
   readonly run: ContainerRun | null;
   readonly logFile: string;
@@ -96,7 +96,7 @@ interface ContainerState {
   waiting: { reason: string; message: string } | null;
 }
 
-interface PodState {
+export interface PodState {
   readonly uid: string;
   readonly namespace: string;
   readonly name: string;
@@ -107,21 +107,26 @@ interface PodState {
   readonly containers: ContainerState[];
   stopped: boolean;
   timers: NodeJS.Timeout[];
-  /** The last status sent, to patch only on change. */
+  /** The last status the API server took, to patch only on change. */
   sent: string;
+  /** The patch under way (patches of one pod go one at a time). */
+  patching?: Promise<void>;
   /** The ports the pod's PortForward maps now (sorted, joined). */
   forwarded: string;
 }
 
-/** Starts the runtime over a cluster started with `podLifecycle: 'runtime'`. */
-export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeOptions): Promise<PodRuntime> {
-  const log = options.log ?? (() => {});
-  const apiPort = new URL(cluster.server).port;
-  const pods = new Map<string, PodState>();
-  const handled = new Set<string>();
-  let stopping = false;
-
-  const patchStatus = async (pod: PodState) => {
+/**
+ * Writes a pod's status (its Ready condition and container statuses) when it changed: one patch at a
+ * time per pod, each made from the pod's state when it is sent, and a change counted as written only
+ * once the API server took it. Two probes turning at once (the Router's proxy and its EPP, at load)
+ * otherwise sent two patches at once, the older one could land last, and the pod stayed not Ready
+ * with both containers ready; a patch refused (a 5xx under load) was never sent again.
+ */
+export function podStatusPatcher(
+  request: TestCluster['request'],
+  log: (line: string) => void,
+): (pod: Pick<PodState, 'namespace' | 'name' | 'containers' | 'stopped' | 'sent' | 'patching'>) => Promise<void> {
+  const send = async (pod: Pick<PodState, 'namespace' | 'name' | 'containers' | 'stopped' | 'sent'>) => {
     if (pod.stopped) return;
     const ready = pod.containers.every((c) => !c.run || c.ready);
     const status = {
@@ -143,10 +148,26 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
     // Compared without the times, which change on every patch.
     const key = JSON.stringify({ ready, c: status.containerStatuses.map((s) => [s.ready, s.started, s.restartCount, s.state.waiting?.reason ?? 'running']) });
     if (key === pod.sent) return;
-    pod.sent = key;
-    const res = await cluster.request('PATCH', `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}/status`, { status }, { contentType: 'application/strategic-merge-patch+json' });
-    if (res.status >= 300 && res.status !== 404) log(`pod ${pod.namespace}/${pod.name}: status not patched: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    const res = await request('PATCH', `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}/status`, { status }, { contentType: 'application/strategic-merge-patch+json' });
+    if (res.status < 300 || res.status === 404) pod.sent = key;
+    else log(`pod ${pod.namespace}/${pod.name}: status not patched: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
   };
+  return (pod) => {
+    const next = (pod.patching ?? Promise.resolve()).then(() => send(pod)).catch((error: Error) => log(`pod ${pod.namespace}/${pod.name}: status not patched: ${error.message}`));
+    pod.patching = next;
+    return next;
+  };
+}
+
+/** Starts the runtime over a cluster started with `podLifecycle: 'runtime'`. */
+export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeOptions): Promise<PodRuntime> {
+  const log = options.log ?? (() => {});
+  const apiPort = new URL(cluster.server).port;
+  const pods = new Map<string, PodState>();
+  const handled = new Set<string>();
+  let stopping = false;
+
+  const patchStatus = podStatusPatcher((method, path, body, opts) => cluster.request(method, path, body, opts), log);
 
   /**
    * kwok forwards only the ports its PortForward lists, where a kubelet forwards any port of the pod:
