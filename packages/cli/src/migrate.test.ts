@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLI_ROOT, REPO_ROOT, cli, collect, fixtureRepo } from '../test/run-cli.ts';
+import { CLI_ROOT, REPO_ROOT, RUNS_AS_NOBODY, cli, collect, fixtureRepo } from '../test/run-cli.ts';
 
 const EXAMPLE = readFileSync(join(REPO_ROOT, 'apps/app-serving/Pulumi.example.yaml'), 'utf8');
 const UPSTREAM_LINES = '  # The set of upstream versions (docs/upgrading.md): 2026-08 is the llm-d Router v0.10 and KServe v0.20.\n  app-serving:upstream: 2026-08\n';
@@ -195,7 +195,7 @@ describe('migrate', { timeout: 600_000 }, () => {
     expect(statSync(join(dir, 'models/embedder/bge-small-en-v1.5-rke2/server-bge-small-rke2/values.yaml')).uid).toBe(0);
   });
 
-  it.skipIf(process.getuid?.() !== 0)('run by another user than the stack file’s owner: refused before anything is written (the new file would change owner) (m9)', async () => {
+  it.skipIf(!RUNS_AS_NOBODY)('run by another user than the stack file’s owner: refused before anything is written (the new file would change owner) (m9)', async () => {
     const dir = exampleRepo();
     chmodSync(dir, 0o755);
     for (const d of ['apps', 'apps/app-serving']) chmodSync(join(dir, d), 0o777);

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,6 +6,14 @@ import { onTestFinished } from 'vitest';
 
 export const CLI_ROOT = join(import.meta.dirname, '..');
 export const REPO_ROOT = join(CLI_ROOT, '..', '..');
+
+/**
+ * Whether the built command can run as the user nobody here (the tests of what another user may
+ * do): as root, with `runuser`, in a checkout whose folders nobody may enter (a clone under a
+ * `mktemp -d` folder, mode 700, is not one: there these tests are skipped, not failed).
+ */
+export const RUNS_AS_NOBODY =
+  process.getuid?.() === 0 && spawnSync('runuser', ['-u', 'nobody', '--', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(join(CLI_ROOT, 'bin', 'app-serving.js'))})`], { stdio: 'ignore' }).status === 0;
 const BIN = join(CLI_ROOT, 'bin', 'app-serving.js');
 
 export interface CliResult {

@@ -4,6 +4,7 @@
  * adapter. The timeouts are hang guards for a loaded 2-core machine (vLLM took 97 s to be ready at
  * load 23); nothing here asserts how long anything took.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureVllm, startVllm, type VllmServer } from '../src/index.ts';
 
@@ -23,14 +24,24 @@ afterAll(async () => {
   await server?.stop();
 }, 120_000);
 
-async function chat(model: string): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server!.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'What is the capital of France?' }], max_tokens: 16, temperature: 0 }),
-    signal: AbortSignal.timeout(600_000),
+/**
+ * One chat request, given up after 10 minutes (a hang guard). Not fetch: undici gives up on an
+ * answer whose headers take 5 minutes (its headersTimeout), which vLLM's first adapter request
+ * passed at load 30 in a CI run (vLLM answers a non-streamed request only when it is done).
+ */
+function chat(model: string): Promise<{ status: number; body: any }> {
+  const payload = JSON.stringify({ model, messages: [{ role: 'user', content: 'What is the capital of France?' }], max_tokens: 16, temperature: 0 });
+  return new Promise((resolve, reject) => {
+    const req = request(`${server!.url}/v1/chat/completions`, { method: 'POST', timeout: 600_000, headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${model}: no answer in 10 minutes`)));
+    req.on('error', reject);
+    req.end(payload);
   });
-  return { status: response.status, body: await response.json() };
 }
 
 describe('vLLM on the CPU, SmolLM2 with a LoRA adapter', () => {
