@@ -19,7 +19,7 @@ import { createNodes, createTestStack, list, type TestStack } from '@app-serving
 import type { DeploymentPlan, EndpointPlan } from '@app-serving/core';
 import { appServingProgram } from '../../app-serving/src/program.ts';
 import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
-import { MODELS_DIR, STACKS_DIR, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
+import { MODELS_DIR, STACKS_DIR, answered, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
 
 const STACK = join(STACKS_DIR, 'Pulumi.endpoint.yaml');
 const ADAPTER = 'smollm2-lora';
@@ -27,21 +27,6 @@ const ADAPTER = 'smollm2-lora';
 const chat = (model: string, content = 'Say hello.') => ({ model, messages: [{ role: 'user', content }], max_tokens: 8, temperature: 0 });
 const embed = (model: string) => ({ model, input: ['one base URL for every model'] });
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
-
-/**
- * A request the chat model answers: the Router's proxy is a sidecar of the EPP's pod, so while the
- * EPP's readiness probe fails (its gRPC health answers late at load 20 and more) the pod leaves the
- * EPP Service and the endpoint answers 503 (no healthy upstream) until it is back. Retried on 503
- * only, for up to three minutes.
- */
-async function answered(url: string, options: Parameters<typeof send>[1]): Promise<Awaited<ReturnType<typeof send>>> {
-  const until = Date.now() + 180_000;
-  for (;;) {
-    const answer = await send(url, options);
-    if (answer.status !== 503 || Date.now() > until) return answer;
-    await new Promise((r) => setTimeout(r, 2000));
-  }
-}
 
 describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the stack endpoint: one base URL — Envoy ← Envoy Gateway, the body-based router, the Router\'s proxy and EPP, vLLM', () => {
   let tier: Tier;

@@ -15,12 +15,12 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodes, createTestStack, waitFor, type TestStack } from '@app-serving/test-cluster';
+import { createNodes, createTestStack, list, waitFor, type TestStack } from '@app-serving/test-cluster';
 import type { DeploymentPlan } from '@app-serving/core';
 import { appServingProgram } from '../../app-serving/src/program.ts';
 import { forgedToken, harnessToken } from '../../app-serving/test/deploy/access.ts';
 import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
-import { MODELS_DIR, STACKS_DIR, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
+import { MODELS_DIR, STACKS_DIR, answered, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
 
 const STACK = join(STACKS_DIR, 'Pulumi.datapath.yaml');
 const ISSUER = 'https://issuer.data-path.example';
@@ -181,6 +181,17 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
     await stack.setConfig(withTypo.config);
     // pulumi up waits for the model's Deployment (readyTimeout: 3m), then fails.
     await expect(stack.up()).rejects.toThrow(/server-smollm2-typo/);
+    // The pod has failed at least once (vLLM's import alone took minutes at load 46, past the up's
+    // readyTimeout, and verify then saw a first run still under way).
+    const typo = withTypo.plan.models.find((m) => m.name === 'SmolLM2-typo')!;
+    const crashedUntil = Date.now() + 900_000;
+    for (;;) {
+      const pods = await list(tier.cluster, `/api/v1/namespaces/${typo.namespace}/pods`);
+      const statuses = pods.flatMap((p: any) => p.status?.containerStatuses ?? []).filter((c: any) => c.name === 'modelserver');
+      if (statuses.some((c: any) => c.restartCount > 0 || c.lastState?.terminated || c.state?.terminated)) break;
+      if (Date.now() > crashedUntil) throw new Error(`the model server with the typo did not fail in 15 minutes: ${JSON.stringify(statuses)}`);
+      await new Promise((r) => setTimeout(r, 5000));
+    }
     const run = await appServing(
       ['verify', '--stack', withTypo.file, '--models-dir', withTypo.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '30s', '--deadline', '120s', '--model', 'SmolLM2-typo'],
       { env: { APP_SERVING_VERIFY_TOKEN: `ci:${key('ci')}` } },
@@ -241,7 +252,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
         if (Date.now() > until) throw new Error('the API key is still accepted two minutes after access moved to JWT');
         await new Promise((r) => setTimeout(r, 1000));
       }
-      expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'])) })).status).toBe(200);
+      expect((await answered(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'])) })).status).toBe(200);
       expect((await send(url, { body: chat(model), headers: bearer(forgedToken(ISSUER, ['models'])) })).status).toBe(401);
       expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['models'], { expiresIn: -3600 })) })).status).toBe(401);
       expect((await send(url, { body: chat(model), headers: bearer(harnessToken(ISSUER, ['other-audience'])) })).status).toBe(403);

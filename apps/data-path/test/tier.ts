@@ -152,3 +152,19 @@ export async function gatewayAddress(tier: Tier, gateway: string, namespace: str
   if (pods.length === 0 || typeof port !== 'number') throw new Error(`no proxy pod or port for Gateway ${namespace}/${gateway}`);
   return `http://${pods[0].status.podIP}:${port}`;
 }
+
+/**
+ * A request a model answers: a pod behind the route may be out of its Service for a while at load
+ * (a readiness probe failing, a replacement still loading), and Envoy answers 503 (no healthy
+ * upstream) until it is back — e.g. the Router's proxy is a sidecar of the EPP's pod, which leaves
+ * the EPP Service while the EPP's readiness probe fails (its gRPC health answers late at load 20 and
+ * more). Retried on 503 only, for up to three minutes.
+ */
+export async function answered(url: string, options: Parameters<typeof send>[1]): Promise<Awaited<ReturnType<typeof send>>> {
+  const until = Date.now() + 180_000;
+  for (;;) {
+    const answer = await send(url, options);
+    if (answer.status !== 503 || Date.now() > until) return answer;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
