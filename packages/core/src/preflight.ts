@@ -454,21 +454,7 @@ export function preflightChecks(plan: DeploymentPlan): PreflightCheck[] {
   }
 
   for (const model of models) {
-    for (const [group, resource, scope] of createdKinds(plan, model)) {
-      const namespace = scope === 'cluster' ? null : scope;
-      const where = namespace ? ` in namespace ${namespace}` : ' (cluster-wide)';
-      const gr = group ? `${resource}.${group}` : resource;
-      add(model, {
-        id: `permission:create:${gr}:${namespace ?? ''}`,
-        type: 'permission',
-        verb: 'create',
-        group,
-        resource,
-        namespace,
-        title: `may create ${gr}${where}`,
-        fix: `grant the deploying identity "create" (and get, list, update, patch, delete) on ${gr}${where}`,
-      });
-    }
+    for (const kind of createdKinds(plan, model)) add(model, createPermissionCheck(kind));
   }
 
   if (plan.endpoint) for (const check of endpointChecks(plan, plan.endpoint)) add(null, check);
@@ -554,21 +540,7 @@ function endpointChecks(plan: DeploymentPlan, endpoint: EndpointPlan): CheckInpu
     title: `namespace ${ns} (the endpoint's) is free or app-serving's (label ${ENDPOINT_LABEL})`,
     fix: `the namespace exists without the label ${ENDPOINT_LABEL}: another owner manages it; set endpoint.namespace to another one, or label it ${ENDPOINT_LABEL}=${endpoint.name} if app-serving may own it`,
   });
-  for (const [group, resource, scope] of kinds) {
-    const namespace = scope === 'cluster' ? null : scope;
-    const where = namespace ? ` in namespace ${namespace}` : ' (cluster-wide)';
-    const gr = group ? `${resource}.${group}` : resource;
-    checks.push({
-      id: `permission:create:${gr}:${namespace ?? ''}`,
-      type: 'permission',
-      verb: 'create',
-      group,
-      resource,
-      namespace,
-      title: `may create ${gr}${where}`,
-      fix: `grant the deploying identity "create" (and get, list, update, patch, delete) on ${gr}${where}`,
-    });
-  }
+  for (const kind of kinds) checks.push(createPermissionCheck(kind));
   return checks;
 }
 
@@ -577,6 +549,23 @@ function endpointChecks(plan: DeploymentPlan, endpoint: EndpointPlan): CheckInpu
  * it exists, names Envoy Gateway's controller, and the controller Accepted it (one check for the
  * KServe Gateway and every llm-d Gateway of class `envoy`).
  */
+/** The right to create one kind (`[group, resource, namespace or 'cluster']`), for a model's objects and the endpoint's alike. */
+function createPermissionCheck([group, resource, scope]: readonly [string, string, string]): CheckInput {
+  const namespace = scope === 'cluster' ? null : scope;
+  const where = namespace ? ` in namespace ${namespace}` : ' (cluster-wide)';
+  const gr = group ? `${resource}.${group}` : resource;
+  return {
+    id: `permission:create:${gr}:${namespace ?? ''}`,
+    type: 'permission',
+    verb: 'create',
+    group,
+    resource,
+    namespace,
+    title: `may create ${gr}${where}`,
+    fix: `grant the deploying identity "create" (and get, list, update, patch, delete) on ${gr}${where}`,
+  };
+}
+
 function envoyGatewayClassCheck(envoyClass: { readonly name: string; readonly controllerName: string }): CheckInput {
   return {
     id: `gateway-class:${envoyClass.name}`,
