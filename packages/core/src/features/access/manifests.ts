@@ -146,34 +146,11 @@ export function istioAccessManifests(gateway: IstioGatewayRef, slug: string, acc
     });
   }
   const patches: Record<string, unknown>[] = [];
-  const hcm = { context: 'GATEWAY', listener: { filterChain: { filter: { name: 'envoy.filters.network.http_connection_manager' } } } };
-  if (access.requestsPerMinute !== null) {
-    // Before the router, which every HTTP chain has: after the authentication filters (basic_auth
-    // first, Istio's jwt_authn and rbac), so a refused request costs no one's tokens.
-    patches.push({
-      applyTo: 'HTTP_FILTER',
-      match: { ...hcm, listener: { filterChain: { filter: { ...hcm.listener.filterChain.filter, subFilter: { name: 'envoy.filters.http.router' } } } } },
-      patch: { operation: 'INSERT_BEFORE', value: localRateLimitFilter(access) },
-    });
-  }
+  // After the authentication filters (basic_auth first, Istio's jwt_authn and rbac), so a refused request costs no one's tokens.
+  if (access.requestsPerMinute !== null) patches.push(istioBeforeRouterPatch(localRateLimitFilter(access)));
   if (access.mode === 'apiKeys') {
     if (htpasswd === undefined) throw new Error(`the API keys of ${gateway.namespace}/${gateway.name} need their htpasswd text`);
-    patches.push({
-      applyTo: 'HTTP_FILTER',
-      match: hcm,
-      patch: {
-        operation: 'INSERT_FIRST',
-        value: {
-          name: 'envoy.filters.http.basic_auth',
-          typed_config: {
-            '@type': 'type.googleapis.com/envoy.extensions.filters.http.basic_auth.v3.BasicAuth',
-            users: { inline_string: htpasswd },
-            // Overwrites whatever the caller sent under this name with the authenticated key's name.
-            forward_username_header: CLIENT_HEADER,
-          },
-        },
-      },
-    });
+    patches.push(istioBasicAuthPatch(htpasswd));
   }
   if (patches.length > 0) {
     objects.push({
@@ -184,6 +161,38 @@ export function istioAccessManifests(gateway: IstioGatewayRef, slug: string, acc
     });
   }
   return objects;
+}
+
+/** The match of an Istio gateway's HTTP connection manager (an EnvoyFilter's `HTTP_FILTER` patches). */
+const ISTIO_GATEWAY_HCM = { context: 'GATEWAY', listener: { filterChain: { filter: { name: 'envoy.filters.network.http_connection_manager' } } } };
+
+/**
+ * An EnvoyFilter patch putting Envoy's basic_auth first in an Istio gateway's HTTP chain: the keys'
+ * hashes (`htpasswd`), the authenticated key's name forwarded in {@link CLIENT_HEADER} (overwriting
+ * whatever the caller sent under that name). A model's gateway and the stack's endpoint check keys so.
+ */
+export function istioBasicAuthPatch(htpasswd: string): Record<string, unknown> {
+  return {
+    applyTo: 'HTTP_FILTER',
+    match: ISTIO_GATEWAY_HCM,
+    patch: {
+      operation: 'INSERT_FIRST',
+      value: {
+        name: 'envoy.filters.http.basic_auth',
+        typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.basic_auth.v3.BasicAuth', users: { inline_string: htpasswd }, forward_username_header: CLIENT_HEADER },
+      },
+    },
+  };
+}
+
+/** An EnvoyFilter patch putting `filter` just before the router, which every HTTP chain of an Istio gateway has. */
+export function istioBeforeRouterPatch(filter: Record<string, unknown>): Record<string, unknown> {
+  const hcm = ISTIO_GATEWAY_HCM.listener.filterChain.filter;
+  return {
+    applyTo: 'HTTP_FILTER',
+    match: { ...ISTIO_GATEWAY_HCM, listener: { filterChain: { filter: { ...hcm, subFilter: { name: 'envoy.filters.http.router' } } } } },
+    patch: { operation: 'INSERT_BEFORE', value: filter },
+  };
 }
 
 /** The Secret of an Envoy Gateway `basicAuth`: the keys' hashes under `.htpasswd`. */

@@ -50,6 +50,10 @@ export interface EndpointTools {
   /** The labels Istio gives the pods of a Gateway it deploys. */
   readonly istioGatewayPodLabels: (gateway: string) => Record<string, string>;
   readonly jwksProblem: (text: string) => string | null;
+  /** Istio: the EnvoyFilter patch checking keys first in the gateway's chain (basic_auth over their hashes, the key's name in {@link clientHeader}). */
+  readonly istioBasicAuthPatch: (htpasswd: string) => Values;
+  /** Istio: the EnvoyFilter patch putting a filter just before the router. */
+  readonly istioBeforeRouterPatch: (filter: Values) => Values;
 }
 
 /** One model's objects on the endpoint. */
@@ -446,28 +450,9 @@ export function endpointKeyObjects(plan: EndpointPlan, tools: EndpointTools, sec
     return [{ apiVersion: 'v1', kind: 'Secret', metadata: meta(plan.names.keysSecret), type: 'Opaque', stringData: data }];
   }
   const patches: Values[] = [];
-  const hcm = { context: 'GATEWAY', listener: { filterChain: { filter: { name: 'envoy.filters.network.http_connection_manager' } } } };
   const limited = plan.models.filter((m) => m.requestsPerMinute !== null);
-  if (limited.length > 0) {
-    patches.push({
-      applyTo: 'HTTP_FILTER',
-      match: { ...hcm, listener: { filterChain: { filter: { ...hcm.listener.filterChain.filter, subFilter: { name: 'envoy.filters.http.router' } } } } },
-      patch: { operation: 'INSERT_BEFORE', value: istioRateLimit(plan, limited, tools) },
-    });
-  }
-  if (access.mode === 'apiKeys') {
-    patches.push({
-      applyTo: 'HTTP_FILTER',
-      match: hcm,
-      patch: {
-        operation: 'INSERT_FIRST',
-        value: {
-          name: 'envoy.filters.http.basic_auth',
-          typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.basic_auth.v3.BasicAuth', users: { inline_string: secrets.htpasswd ?? '' }, forward_username_header: tools.clientHeader },
-        },
-      },
-    });
-  }
+  if (limited.length > 0) patches.push(tools.istioBeforeRouterPatch(istioRateLimit(plan, limited, tools)));
+  if (access.mode === 'apiKeys') patches.push(tools.istioBasicAuthPatch(secrets.htpasswd ?? ''));
   if (patches.length === 0) return [];
   // Applied after the body-based router's EnvoyFilter (priority 0): INSERT_FIRST then puts the key check before it.
   return [{ apiVersion: 'networking.istio.io/v1alpha3', kind: 'EnvoyFilter', metadata: meta(plan.names.accessFilter), spec: { targetRefs: [{ group: GATEWAY_API, kind: 'Gateway', name: plan.names.gateway }], priority: 10, configPatches: patches } }];
