@@ -8,6 +8,7 @@ import { IssueList, type Issue } from './errors.ts';
 import { displayPath } from './paths.ts';
 import { didYouMean } from './suggest.ts';
 import { invalidImageReferences } from './oci-reference.ts';
+import { freezeValues } from './values/merge.ts';
 import { MAX_VALUES_FILE_BYTES, readTextFile } from './text-file.ts';
 import { parseYaml, sourceWithoutLines, type YamlSource } from './yaml-source.ts';
 import { DEFAULT_UPSTREAM, LLMD_VALUES_FOLDERS, migrationCommand, modelUpstream, slugProblemOn } from './upstream/select.ts';
@@ -270,7 +271,8 @@ export function readValuesFile(file: string, list: IssueList): ValuesFile | unde
   const bad = invalidImageReferences(value);
   for (const { path, problem } of bad) list.add(source.issue('values.invalid', path, problem));
   if (bad.length > 0) return undefined;
-  return { file: shown, values: value as Record<string, unknown>, source };
+  // Frozen: merges share the file's values instead of copying them, and nothing can change them.
+  return { file: shown, values: freezeValues(value as Record<string, unknown>), source };
 }
 
 /** Folders in `dir`, symlinks to folders included (a values folder may be a link to a shared one). */

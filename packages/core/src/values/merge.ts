@@ -40,16 +40,42 @@ export function mergeAll(...layers: readonly Values[]): Values {
 
 /**
  * Layers `overlay` over `target`, a tree this module just built (no caller holds a part of it),
- * changing `target` in place; what it takes from `overlay` is copied. The same result, key order
- * included, as {@link mergeValues} of a copy, without copying each level again at every depth.
+ * changing `target` in place; what it takes from `overlay` is copied, except frozen parts
+ * ({@link freezeValues}: a values file as read), which are shared, and copied only where a later
+ * layer changes them. The same result, key order included, as {@link mergeValues} of a copy,
+ * without copying each level again at every depth.
  */
 function mergeInto(target: Values, overlay: Values): Values {
-  for (const key of Object.keys(overlay)) {
+  const keys = Object.keys(overlay);
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]!;
     const value = overlay[key];
     const current = target[key];
-    target[key] = isValuesMap(current) && isValuesMap(value) ? mergeInto(current, value) : clone(value);
+    target[key] = isValuesMap(current) && isValuesMap(value) ? mergeInto(Object.isFrozen(current) ? { ...current } : current, value) : share(value);
   }
   return target;
+}
+
+/** `value` itself when it cannot change (a scalar, or frozen), else a copy. */
+function share(value: unknown): unknown {
+  return typeof value !== 'object' || value === null || Object.isFrozen(value) ? value : clone(value);
+}
+
+/**
+ * Freezes a values tree, maps and lists at every depth, and returns it. Merges share a frozen tree
+ * instead of copying it (a values file of 50 models was copied three times per `validate`), and
+ * code that would change a file's values as read throws instead.
+ */
+export function freezeValues<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) freezeValues(value[i]);
+  } else {
+    const record = value as Values;
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i += 1) freezeValues(record[keys[i]!]);
+  }
+  return Object.freeze(value);
 }
 
 /** The values a chart ends up with: the layers merged, then every `null` key removed. */
@@ -58,23 +84,32 @@ export function effectiveValues(...layers: readonly Values[]): Values {
   return withoutNulls(mergeAll(...layers));
 }
 
-/** {@link stripNulls} of a tree no caller holds: maps without a null anywhere below are kept as they are. */
+/** {@link stripNulls} of a tree no caller holds: maps without a null anywhere below are kept as they are (frozen ones are copied where they hold one). */
 function withoutNulls(values: Values): Values {
   let out: Values | undefined;
+  const frozen = Object.isFrozen(values);
   const keys = Object.keys(values);
+  const copyUpTo = (i: number): Values => {
+    const copy: Values = {};
+    for (let j = 0; j < i; j += 1) copy[keys[j]!] = values[keys[j]!];
+    return copy;
+  };
   for (let i = 0; i < keys.length; i += 1) {
     const key = keys[i]!;
     const value = values[key];
     if (value === null) {
-      if (!out) {
-        out = {};
-        for (let j = 0; j < i; j += 1) out[keys[j]!] = values[keys[j]!];
-      }
+      out ??= copyUpTo(i);
       continue;
     }
     const next = isValuesMap(value) ? withoutNulls(value) : value;
+    if (!out && next !== value) {
+      if (!frozen) {
+        values[key] = next;
+        continue;
+      }
+      out = copyUpTo(i);
+    }
     if (out) out[key] = next;
-    else if (next !== value) values[key] = next;
   }
   return out ?? values;
 }

@@ -89,11 +89,27 @@ export function findUnknownKeys(file: ValuesFile | undefined, blocks: readonly S
 
 /** Every value at `path` (a `[]` segment visits each item of a list), with its concrete path. */
 export function valuesAt(values: unknown, path: readonly string[], at: (string | number)[] = []): { at: (string | number)[]; value: unknown }[] {
-  if (path.length === 0) return [{ at, value: values }];
-  const [head, ...rest] = path;
-  if (head === '[]') return Array.isArray(values) ? values.flatMap((item, index) => valuesAt(item, rest, [...at, index])) : [];
-  if (!isValuesMap(values) || !Object.hasOwn(values, head!)) return [];
-  return valuesAt(values[head!], rest, [...at, head!]);
+  const out: { at: (string | number)[]; value: unknown }[] = [];
+  collectValuesAt(values, path, 0, at, out);
+  return out;
+}
+
+/** {@link valuesAt} from `path[from]` on, into `out` (plain loops: it runs for every strict block of every model). */
+function collectValuesAt(values: unknown, path: readonly string[], from: number, at: (string | number)[], out: { at: (string | number)[]; value: unknown }[]): void {
+  let current = values;
+  let where = at;
+  for (let i = from; i < path.length; i += 1) {
+    const head = path[i]!;
+    if (head === '[]') {
+      if (!Array.isArray(current)) return;
+      for (let index = 0; index < current.length; index += 1) collectValuesAt(current[index], path, i + 1, [...where, index], out);
+      return;
+    }
+    if (!isValuesMap(current) || !Object.hasOwn(current, head)) return;
+    current = current[head];
+    where = [...where, head];
+  }
+  out.push({ at: where, value: current });
 }
 
 /** The first prefix of `path` where the file holds something that is not a map (so the required value cannot sit under it). */
