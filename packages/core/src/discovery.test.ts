@@ -28,6 +28,9 @@ describe('discoverModels', () => {
     expect(found[0]!.values.gaie!.values).toEqual({ inferenceExtension: { replicas: 1 } });
     expect(found[0]!.values.modelService!.file).toMatch(/models\/generative\/Qwen\/ms-qwen\/values\.yaml$/);
     expect(found[0]!.values.infra).toBeUndefined();
+    // As read, a values file is frozen: merges share it instead of copying it, and nothing changes it.
+    expect(Object.isFrozen(found[0]!.values.gaie!.values)).toBe(true);
+    expect(Object.isFrozen(found[0]!.values.gaie!.values.inferenceExtension)).toBe(true);
   });
 
   it('never reads a disabled model', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { atPath, deepEqual, effectiveValues, getPath, leaves, mergeAll, mergeValues, stripNulls, type Values } from './merge.ts';
+import { atPath, deepEqual, effectiveValues, freezeValues, getPath, leaves, mergeAll, mergeValues, stripNulls, type Values } from './merge.ts';
 
 const leafArb = fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }));
 
@@ -180,5 +180,34 @@ describe('the one-pass forms core uses on every plan (same results as the layere
         expect(JSON.stringify([a, b])).toBe(before);
       }),
     );
+  });
+
+  it('frozen layers (a values file as read) give the same merges, and stay as they were (property)', () => {
+    fc.assert(
+      fc.property(valuesArb, valuesArb, valuesArb, (a, b, c) => {
+        const expected = [JSON.stringify(mergeAll(a, b, c)), JSON.stringify(effectiveValues(a, b, c)), JSON.stringify(mergeValues(a, b))];
+        const [fa, fb, fc2] = [a, b, c].map((layer) => freezeValues(structuredClone(layer)));
+        const before = JSON.stringify([fa, fb, fc2]);
+        expect([JSON.stringify(mergeAll(fa!, fb!, fc2!)), JSON.stringify(effectiveValues(fa!, fb!, fc2!)), JSON.stringify(mergeValues(fa!, fb!))]).toEqual(expected);
+        // A merge over frozen layers can be changed by the code that owns it (it is fresh where a layer met another).
+        const merged = mergeAll(fa!, fb!);
+        merged.added = 1;
+        expect(JSON.stringify([fa, fb, fc2])).toBe(before);
+      }),
+    );
+  });
+
+  it('a frozen subtree no later layer touches is shared, not copied; one a later layer changes is copied first', () => {
+    const file = freezeValues({ decode: { containers: [{ name: 'vllm', args: ['--a'] }], replicas: 1 }, untouched: { deep: { list: [1, 2] } } });
+    const merged = mergeAll({}, file, { decode: { replicas: 2 } });
+    expect(merged.untouched).toBe(file.untouched);
+    expect((merged.decode as Values).containers).toBe((file.decode as Values).containers);
+    expect(merged.decode).not.toBe(file.decode);
+    expect(merged).toEqual({ decode: { containers: [{ name: 'vllm', args: ['--a'] }], replicas: 2 }, untouched: { deep: { list: [1, 2] } } });
+    expect(() => ((file.decode as Values).replicas = 3)).toThrow(TypeError);
+    // A null in a frozen subtree is removed from a copy.
+    const withNull = freezeValues({ keep: { a: 1, gone: null } });
+    expect(effectiveValues({}, withNull)).toEqual({ keep: { a: 1 } });
+    expect(withNull).toEqual({ keep: { a: 1, gone: null } });
   });
 });
