@@ -1,4 +1,4 @@
-import type { Values } from './merge.ts';
+import { freezeValues, type Values } from './merge.ts';
 
 /**
  * What core knows of the pinned charts' own defaults and value schemas (read from the charts at
@@ -8,7 +8,7 @@ import type { Values } from './merge.ts';
  */
 
 /** llm-d-modelservice v0.4.12 defaults that core reasons about. */
-export const MODELSERVICE_DEFAULTS: Values = {
+export const MODELSERVICE_DEFAULTS: Values = freezeValues({
   modelArtifacts: {
     name: 'random/model',
     labels: { 'llm-d.ai/inference-serving': 'true' },
@@ -31,7 +31,7 @@ export const MODELSERVICE_DEFAULTS: Values = {
   },
   requester: { enable: false, image: 'ghcr.io/llm-d-incubation/llm-d-fast-model-actuation/requester:latest' },
   multinode: false,
-};
+});
 
 /**
  * llm-d-modelservice v0.4.12's accelerators (values.yaml `accelerator`, read by `_helpers.tpl`
@@ -62,7 +62,7 @@ export const MODELSERVICE_ACCELERATORS = {
 } as const;
 
 /** GAIE inferencepool v1.2.0 defaults that core reasons about. */
-export const GAIE_DEFAULTS: Values = {
+export const GAIE_DEFAULTS: Values = freezeValues({
   inferenceExtension: {
     image: { hub: 'registry.k8s.io/gateway-api-inference-extension', name: 'epp', tag: 'v1.2.0' },
     sidecar: { enabled: false },
@@ -70,10 +70,10 @@ export const GAIE_DEFAULTS: Values = {
   },
   inferencePool: { targetPorts: [{ number: 8000 }], apiVersion: 'inference.networking.k8s.io/v1' },
   provider: { name: 'none' },
-};
+});
 
 /** llm-d-infra v1.3.10 defaults that core reasons about. */
-export const INFRA_DEFAULTS: Values = {
+export const INFRA_DEFAULTS: Values = freezeValues({
   gateway: {
     enabled: true,
     gatewayClassName: 'istio',
@@ -81,7 +81,7 @@ export const INFRA_DEFAULTS: Values = {
     destinationRule: { enabled: false, host: 'localhost' },
     service: { type: 'ClusterIP' },
   },
-};
+});
 
 /**
  * A block of a chart's values whose schema rejects keys it does not list (`additionalProperties: false`).

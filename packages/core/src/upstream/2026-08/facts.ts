@@ -1,6 +1,6 @@
 import type { ChartRef } from '../../constants.ts';
 import type { KeyTree } from '../../values/chart-facts.ts';
-import type { Values } from '../../values/merge.ts';
+import { freezeValues, type Values } from '../../values/merge.ts';
 import type { AutoscalerKeys, EppMetricFacts, RequestBuffering } from '../generation.ts';
 
 /**
@@ -104,7 +104,7 @@ export const ROUTER_EMBEDDER_NO_BUFFERING: RequestBuffering = {
 };
 
 /** The Router chart defaults core reasons about (routerlib `values.yaml` and the parent charts'). */
-export const ROUTER_DEFAULTS: Values = {
+export const ROUTER_DEFAULTS: Values = freezeValues({
   router: {
     epp: {
       image: { registry: 'ghcr.io/llm-d', repository: 'llm-d-router-endpoint-picker', tag: 'v0.10.0' },
@@ -121,7 +121,7 @@ export const ROUTER_DEFAULTS: Values = {
   },
   provider: { name: 'none' },
   httpRoute: { requestTimeout: '300s' },
-};
+});
 
 /**
  * The EPP's TLS switch (`router.epp.flags.secure-serving`, rendered `--secure-serving=<v>`): on by
