@@ -19,7 +19,7 @@ export function configKeyPaths(): string[][] {
   const walk = (schema: z.core.$ZodType, at: string[]): string[][] => {
     let current = schema;
     for (;;) {
-      if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable) {
+      if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable || current instanceof z.ZodLazy) {
         current = current.unwrap() as z.core.$ZodType;
       } else if (current instanceof z.ZodArray) current = current.element as z.core.$ZodType;
       else break;

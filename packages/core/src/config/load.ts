@@ -427,7 +427,7 @@ function knownKeysAt(path: readonly (string | number)[]): string[] {
 function unwrap(schema: z.core.$ZodType): z.core.$ZodType {
   let current = schema;
   for (let i = 0; i < 10; i += 1) {
-    if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable) {
+    if (current instanceof z.ZodOptional || current instanceof z.ZodDefault || current instanceof z.ZodPrefault || current instanceof z.ZodNullable || current instanceof z.ZodLazy) {
       current = current.unwrap() as z.core.$ZodType;
     } else break;
   }

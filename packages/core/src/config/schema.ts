@@ -58,6 +58,15 @@ const RELATIVE_PATH = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
 const IMAGE_MIRROR = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]{1,5})?(\/[a-z0-9]+([._-][a-z0-9]+)*)*$/;
 const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
+/**
+ * A part of the schema built the first time a stack reaches it (zod's lazy schema, built once):
+ * constructing zod schemas was most of loading core on every command, and most stacks use a few of
+ * these keys.
+ */
+function whenUsed<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
+  return z.lazy(build);
+}
+
 /** The wrapped secret type; a stack file writes it as `{secure: <ciphertext>}`. */
 export const secretSchema = z
   .custom<Secret>(isSecret, { message: 'must be a Pulumi secret' })
@@ -83,47 +92,51 @@ function nodeSelectorSchema(description: string) {
     .meta({ description });
 }
 
-export const huggingFaceSourceSchema = z
-  .strictObject({
-    repo: z.string().regex(HF_REPO, { message: 'must be a Hugging Face repository id such as Qwen/Qwen3-0.6B' }).meta({ description: 'Hugging Face repository id, e.g. `Qwen/Qwen3-0.6B`.' }),
-    revision: z.string().min(1).max(255).optional().meta({ description: 'Branch, tag or commit to download. Default: the repository default branch.' }),
-  })
-  .meta({ description: 'Download the weights from Hugging Face into the model volume (kserve platform).' });
+export const huggingFaceSourceSchema = whenUsed(() =>
+  z
+    .strictObject({
+      repo: z.string().regex(HF_REPO, { message: 'must be a Hugging Face repository id such as Qwen/Qwen3-0.6B' }).meta({ description: 'Hugging Face repository id, e.g. `Qwen/Qwen3-0.6B`.' }),
+      revision: z.string().min(1).max(255).optional().meta({ description: 'Branch, tag or commit to download. Default: the repository default branch.' }),
+    })
+    .meta({ description: 'Download the weights from Hugging Face into the model volume (kserve platform).' }),
+);
 
-export const modelSourceSchema = z
-  .strictObject({
-    harborRef: z
-      .string()
-      .regex(OCI_REF, { message: 'must be an OCI reference with a tag or digest, e.g. harbor.example.com/ai-models/qwen3:0.6b' })
-      .optional()
-      .meta({ description: 'OCI artifact holding the model, pulled with ORAS into the model volume.' }),
-    modelUri: z
-      .string()
-      .regex(RELATIVE_PATH, { message: 'must be a relative path inside the model volume (no leading "/", no "..")' })
-      .refine((p) => !p.split('/').includes('..') && !p.split('/').includes('.'), { message: 'must not contain "." or ".." segments' })
-      .optional()
-      .meta({ description: 'Path of the model inside the volume: `<hub-cache-dir>/<org>/<model>` for layout hf-cache, a directory for layout directory.' }),
-    layout: z
-      .enum(['hf-cache', 'directory'])
-      .default('hf-cache')
-      .meta({ description: 'hf-cache: the artifact is a Hugging Face hub cache (served as `pvc+hf://`); directory: a plain model directory (served as `pvc://`).' }),
-    storageSize: quantity.meta({ description: 'Size of the model volume, e.g. `40Gi`.' }),
-    storageClass: z.string().regex(DNS_SUBDOMAIN, { message: 'must be a StorageClass name (lower-case letters, digits, "-" and ".")' }).optional().meta({
-      description: 'StorageClass of the PVC. Default: the cluster default (cloud) or `hostpath` (on-prem).',
-    }),
-    hostpathNode: z.string().regex(DNS_SUBDOMAIN, { message: 'must be a node name' }).optional().meta({
-      description: 'On-prem only: create a static hostPath PV on this node.',
-    }),
-    hostpathDir: z
-      .string()
-      .regex(/^\/[A-Za-z0-9._\/-]*$/, { message: 'must be an absolute path' })
-      .refine((p) => !p.split('/').includes('..'), { message: 'must not contain ".." segments' })
-      .refine((p) => p.replace(/\/+$/, '') !== '', { message: 'must not be "/"' })
-      .optional()
-      .meta({ description: 'On-prem only: the hostPath directory. Default: `/var/lib/hostpath/models/<slug>`.' }),
-    huggingFace: huggingFaceSourceSchema.optional(),
-  })
-  .meta({ description: 'Where the model weights come from and the volume that holds them.' });
+export const modelSourceSchema = whenUsed(() =>
+  z
+    .strictObject({
+      harborRef: z
+        .string()
+        .regex(OCI_REF, { message: 'must be an OCI reference with a tag or digest, e.g. harbor.example.com/ai-models/qwen3:0.6b' })
+        .optional()
+        .meta({ description: 'OCI artifact holding the model, pulled with ORAS into the model volume.' }),
+      modelUri: z
+        .string()
+        .regex(RELATIVE_PATH, { message: 'must be a relative path inside the model volume (no leading "/", no "..")' })
+        .refine((p) => !p.split('/').includes('..') && !p.split('/').includes('.'), { message: 'must not contain "." or ".." segments' })
+        .optional()
+        .meta({ description: 'Path of the model inside the volume: `<hub-cache-dir>/<org>/<model>` for layout hf-cache, a directory for layout directory.' }),
+      layout: z
+        .enum(['hf-cache', 'directory'])
+        .default('hf-cache')
+        .meta({ description: 'hf-cache: the artifact is a Hugging Face hub cache (served as `pvc+hf://`); directory: a plain model directory (served as `pvc://`).' }),
+      storageSize: quantity.meta({ description: 'Size of the model volume, e.g. `40Gi`.' }),
+      storageClass: z.string().regex(DNS_SUBDOMAIN, { message: 'must be a StorageClass name (lower-case letters, digits, "-" and ".")' }).optional().meta({
+        description: 'StorageClass of the PVC. Default: the cluster default (cloud) or `hostpath` (on-prem).',
+      }),
+      hostpathNode: z.string().regex(DNS_SUBDOMAIN, { message: 'must be a node name' }).optional().meta({
+        description: 'On-prem only: create a static hostPath PV on this node.',
+      }),
+      hostpathDir: z
+        .string()
+        .regex(/^\/[A-Za-z0-9._\/-]*$/, { message: 'must be an absolute path' })
+        .refine((p) => !p.split('/').includes('..'), { message: 'must not contain ".." segments' })
+        .refine((p) => p.replace(/\/+$/, '') !== '', { message: 'must not be "/"' })
+        .optional()
+        .meta({ description: 'On-prem only: the hostPath directory. Default: `/var/lib/hostpath/models/<slug>`.' }),
+      huggingFace: huggingFaceSourceSchema.optional(),
+    })
+    .meta({ description: 'Where the model weights come from and the volume that holds them.' }),
+);
 
 /**
  * An adapter's name: what clients send as `model`, what vLLM registers (`--lora-modules <name>=<path>`:
@@ -138,23 +151,25 @@ const relativePath = (description: string) =>
     .refine((p) => !p.split('/').includes('..') && !p.split('/').includes('.'), { message: 'must not contain "." or ".." segments' })
     .meta({ description });
 
-export const adapterSchema = z
-  .strictObject({
-    name: z
-      .string()
-      .regex(ADAPTER_NAME, { message: 'must be an adapter name: at most 64 letters, digits, ".", "_" and "-", starting and ending with a letter or digit (clients send it as `model`)' })
-      .meta({ description: 'The name clients send as `model` to reach the adapter. Unique across the stack, and not any model\'s served name.' }),
-    harborRef: z
-      .string()
-      .regex(OCI_REF, { message: 'must be an OCI reference with a tag or digest, e.g. harbor.example.com/ai-adapters/sql-lora:v1' })
-      .optional()
-      .meta({ description: `OCI artifact holding the adapter (adapter_config.json and its weights at the artifact's top), pulled by the model's pull Job into \`${ADAPTERS_FOLDER}/<name>/\` on its volume (the air-gapped way). Needs the model's modelSource.harborRef.` }),
-    huggingFace: huggingFaceSourceSchema.optional().meta({
-      description: 'A Hugging Face repository holding the adapter: downloaded by the model server at start-up (llm-d 2026-08, a model without modelSource) or by KServe\'s storage initializer (kserve).',
-    }),
-    path: relativePath(`A folder on the model's volume that already holds the adapter, relative to the volume (not under \`${ADAPTERS_FOLDER}/\`, the pull Job's). Nothing is pulled. Needs the model's modelSource.`).optional(),
-  })
-  .meta({ description: 'A LoRA adapter of the model, served under its own name: exactly one of harborRef, huggingFace or path.' });
+export const adapterSchema = whenUsed(() =>
+  z
+    .strictObject({
+      name: z
+        .string()
+        .regex(ADAPTER_NAME, { message: 'must be an adapter name: at most 64 letters, digits, ".", "_" and "-", starting and ending with a letter or digit (clients send it as `model`)' })
+        .meta({ description: 'The name clients send as `model` to reach the adapter. Unique across the stack, and not any model\'s served name.' }),
+      harborRef: z
+        .string()
+        .regex(OCI_REF, { message: 'must be an OCI reference with a tag or digest, e.g. harbor.example.com/ai-adapters/sql-lora:v1' })
+        .optional()
+        .meta({ description: `OCI artifact holding the adapter (adapter_config.json and its weights at the artifact's top), pulled by the model's pull Job into \`${ADAPTERS_FOLDER}/<name>/\` on its volume (the air-gapped way). Needs the model's modelSource.harborRef.` }),
+      huggingFace: huggingFaceSourceSchema.optional().meta({
+        description: 'A Hugging Face repository holding the adapter: downloaded by the model server at start-up (llm-d 2026-08, a model without modelSource) or by KServe\'s storage initializer (kserve).',
+      }),
+      path: relativePath(`A folder on the model's volume that already holds the adapter, relative to the volume (not under \`${ADAPTERS_FOLDER}/\`, the pull Job's). Nothing is pulled. Needs the model's modelSource.`).optional(),
+    })
+    .meta({ description: 'A LoRA adapter of the model, served under its own name: exactly one of harborRef, huggingFace or path.' }),
+);
 
 const durationSchema = z
   .string()
@@ -188,38 +203,42 @@ export const chartOverrideSchema = z
   })
   .meta({ description: 'Override a pinned chart (a mirror, or an upgrade).' });
 
-export const autoscalingSchema = z
-  .strictObject({
-    minReplicas: z.number().int().min(0).max(1000).optional().meta({
-      description:
-        'Fewest model-server replicas. 0 scales the model to zero when idle (only where requests can wait for a replica: see docs/autoscaling.md). Default: 1 (a cold start takes minutes: image, weights, vLLM start-up).',
-    }),
-    maxReplicas: z.number().int().min(1).max(1000).meta({ description: 'Most model-server replicas: your GPU budget for this model. Required.' }),
-    signal: z.enum(AUTOSCALING_SIGNALS).optional().meta({
-      description:
-        'What the autoscaler follows: `queue-depth` (vLLM `vllm:num_requests_waiting` per replica), `kv-cache` (vLLM KV-cache utilisation, 0–1, averaged over the replicas), `epp-queue` or `epp-kv-cache` (the EPP\'s pool-wide averages). Default: queue-depth.',
-    }),
-    target: z.number().positive().max(100000).optional().meta({
-      description: 'The signal\'s value per replica the autoscaler holds the model at. Default: 5 waiting requests (queue-depth, epp-queue), 0.8 (kv-cache, epp-kv-cache).',
-    }),
-    cooldown: durationSchema.optional().meta({ description: 'How long the signal must stay low before a replica is removed (and before scaling to zero). Default: 5m.' }),
-    pollingInterval: durationSchema.optional().meta({ description: 'How often KEDA queries Prometheus. Default: 15s.' }),
-  })
-  .meta({ description: 'Scale the model servers on an LLM signal (KEDA on llm-d, the LLMInferenceService\'s scaling on KServe). See docs/autoscaling.md.' });
+export const autoscalingSchema = whenUsed(() =>
+  z
+    .strictObject({
+      minReplicas: z.number().int().min(0).max(1000).optional().meta({
+        description:
+          'Fewest model-server replicas. 0 scales the model to zero when idle (only where requests can wait for a replica: see docs/autoscaling.md). Default: 1 (a cold start takes minutes: image, weights, vLLM start-up).',
+      }),
+      maxReplicas: z.number().int().min(1).max(1000).meta({ description: 'Most model-server replicas: your GPU budget for this model. Required.' }),
+      signal: z.enum(AUTOSCALING_SIGNALS).optional().meta({
+        description:
+          'What the autoscaler follows: `queue-depth` (vLLM `vllm:num_requests_waiting` per replica), `kv-cache` (vLLM KV-cache utilisation, 0–1, averaged over the replicas), `epp-queue` or `epp-kv-cache` (the EPP\'s pool-wide averages). Default: queue-depth.',
+      }),
+      target: z.number().positive().max(100000).optional().meta({
+        description: 'The signal\'s value per replica the autoscaler holds the model at. Default: 5 waiting requests (queue-depth, epp-queue), 0.8 (kv-cache, epp-kv-cache).',
+      }),
+      cooldown: durationSchema.optional().meta({ description: 'How long the signal must stay low before a replica is removed (and before scaling to zero). Default: 5m.' }),
+      pollingInterval: durationSchema.optional().meta({ description: 'How often KEDA queries Prometheus. Default: 15s.' }),
+    })
+    .meta({ description: 'Scale the model servers on an LLM signal (KEDA on llm-d, the LLMInferenceService\'s scaling on KServe). See docs/autoscaling.md.' }),
+);
 
-export const prometheusSchema = z
-  .strictObject({
-    address: z
-      .string()
-      .url()
-      .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http:// or https:// URL' })
-      .refine(noCredentials, CREDENTIALS_IN_PROMETHEUS_URL)
-      .meta({ description: 'The Prometheus the autoscalers query, e.g. `http://prometheus-operated.monitoring.svc:9090`.' }),
-    auth: z.enum(['bearer', 'basic']).optional().meta({ description: 'How KEDA authenticates to it; the token or password is the secret `prometheusCredentials`. Default: none.' }),
-    username: z.string().min(1).optional().meta({ description: 'The user name, with auth: basic.' }),
-    monitorLabels: nodeSelectorSchema('Labels on every PodMonitor app-serving creates, for the Prometheus\'s podMonitorSelector (kube-prometheus-stack: `release: <its release>`).').default({}),
-  })
-  .meta({ description: 'The Prometheus behind autoscaling: KEDA queries it, PodMonitors feed it.' });
+export const prometheusSchema = whenUsed(() =>
+  z
+    .strictObject({
+      address: z
+        .string()
+        .url()
+        .refine((u) => /^https?:\/\//.test(u), { message: 'must be an http:// or https:// URL' })
+        .refine(noCredentials, CREDENTIALS_IN_PROMETHEUS_URL)
+        .meta({ description: 'The Prometheus the autoscalers query, e.g. `http://prometheus-operated.monitoring.svc:9090`.' }),
+      auth: z.enum(['bearer', 'basic']).optional().meta({ description: 'How KEDA authenticates to it; the token or password is the secret `prometheusCredentials`. Default: none.' }),
+      username: z.string().min(1).optional().meta({ description: 'The user name, with auth: basic.' }),
+      monitorLabels: nodeSelectorSchema('Labels on every PodMonitor app-serving creates, for the Prometheus\'s podMonitorSelector (kube-prometheus-stack: `release: <its release>`).').default({}),
+    })
+    .meta({ description: 'The Prometheus behind autoscaling: KEDA queries it, PodMonitors feed it.' }),
+);
 /** A key name: it names the key in `app-serving:apiKeys`, in the htpasswd user list and in the client header. */
 const KEY_NAME = /^(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const KEY_NAME_MESSAGE = 'must be a key name: at most 63 lower-case letters, digits and "-", starting and ending with a letter or digit';
@@ -232,33 +251,35 @@ export const apiKeysSchema = z
       "Named API keys, each a Pulumi secret: `pulumi config set --secret --path 'app-serving:apiKeys.<name>' <key>`. A model's `access.apiKeys` lists the names it accepts.",
   });
 
-export const accessSchema = z
-  .strictObject({
-    apiKeys: z
-      .array(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }))
-      .min(1)
-      .max(16)
-      .optional()
-      .meta({ description: 'Names of `app-serving:apiKeys` this model accepts (HTTP Basic `<name>:<key>`); two at once rotate a key without downtime.' }),
-    jwt: z
-      .strictObject({
-        issuer: z.string().min(1).max(253).refine(noCredentials, CREDENTIALS_IN_ISSUER).meta({ description: 'The `iss` the tokens must carry.' }),
-        audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
-        jwksUri: z.string().url().refine(noCredentials, CREDENTIALS_IN_JWKS_URL).optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
-        jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
-      })
-      .optional()
-      .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer.' }),
-    open: z.literal(true).optional().meta({ description: 'Anyone who reaches the gateway may call the model (said explicitly: no warning).' }),
-    rateLimit: z
-      .strictObject({
-        requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (apiKeys), per token subject (jwt), or for all callers together (open); per gateway pod.' }),
-        tokensPerMinute: z.number().int().min(1).optional().meta({ description: 'LLM tokens per minute: not supported yet by either gateway setup (see docs/access.md).' }),
-      })
-      .optional()
-      .meta({ description: 'Local rate limits enforced by the model\'s gateway.' }),
-  })
-  .meta({ description: 'Who may call the model: `apiKeys`, `jwt` or `open` (exactly one), and rate limits. Default: open (validate warns).' });
+export const accessSchema = whenUsed(() =>
+  z
+    .strictObject({
+      apiKeys: z
+        .array(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }))
+        .min(1)
+        .max(16)
+        .optional()
+        .meta({ description: 'Names of `app-serving:apiKeys` this model accepts (HTTP Basic `<name>:<key>`); two at once rotate a key without downtime.' }),
+      jwt: z
+        .strictObject({
+          issuer: z.string().min(1).max(253).refine(noCredentials, CREDENTIALS_IN_ISSUER).meta({ description: 'The `iss` the tokens must carry.' }),
+          audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
+          jwksUri: z.string().url().refine(noCredentials, CREDENTIALS_IN_JWKS_URL).optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+          jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
+        })
+        .optional()
+        .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer.' }),
+      open: z.literal(true).optional().meta({ description: 'Anyone who reaches the gateway may call the model (said explicitly: no warning).' }),
+      rateLimit: z
+        .strictObject({
+          requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (apiKeys), per token subject (jwt), or for all callers together (open); per gateway pod.' }),
+          tokensPerMinute: z.number().int().min(1).optional().meta({ description: 'LLM tokens per minute: not supported yet by either gateway setup (see docs/access.md).' }),
+        })
+        .optional()
+        .meta({ description: 'Local rate limits enforced by the model\'s gateway.' }),
+    })
+    .meta({ description: 'Who may call the model: `apiKeys`, `jwt` or `open` (exactly one), and rate limits. Default: open (validate warns).' }),
+);
 
 export const modelEntrySchema = z
   .strictObject({
@@ -327,102 +348,108 @@ export const modelGatewaySchema = z
   })
   .meta({ description: 'The Gateway of each llm-d model: who may attach routes to it, and (2026-02, llm-d-infra) its access logs.' });
 
-export const kserveSchema = z
-  .strictObject({
-    gateway: z
-      .strictObject({
-        name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve-ingress-gateway'),
-        namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve'),
-        className: z.string().regex(DNS_SUBDOMAIN_STRICT, { message: 'must be a GatewayClass name: a DNS subdomain (lower-case letters, digits, "-", "."), at most 253 characters' }).default('envoy'),
-        create: z.boolean().default(true).meta({ description: 'Create the GatewayClass and Gateway. Set false when the cluster already has them.' }),
-      })
-      .prefault({})
-      .meta({ description: 'The Envoy Gateway KServe routes through (KServe expects `kserve/kserve-ingress-gateway`).' }),
-    imageMirror: z
-      .string()
-      .regex(IMAGE_MIRROR, { message: 'must be a registry with an optional project path, e.g. harbor.example.com/images-llm-d' })
-      .optional()
-      .meta({
-        description:
-          "Pull KServe's own images (vLLM, scheduler, tokenizer: those of KServe's well-known configs) from this mirror, `<registry>[/<project>]`, where `app-serving images --mirror-to` copies them. Default: the public images.",
-      }),
-  })
-  .meta({ description: 'KServe platform settings.' });
+export const kserveSchema = whenUsed(() =>
+  z
+    .strictObject({
+      gateway: z
+        .strictObject({
+          name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve-ingress-gateway'),
+          namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('kserve'),
+          className: z.string().regex(DNS_SUBDOMAIN_STRICT, { message: 'must be a GatewayClass name: a DNS subdomain (lower-case letters, digits, "-", "."), at most 253 characters' }).default('envoy'),
+          create: z.boolean().default(true).meta({ description: 'Create the GatewayClass and Gateway. Set false when the cluster already has them.' }),
+        })
+        .prefault({})
+        .meta({ description: 'The Envoy Gateway KServe routes through (KServe expects `kserve/kserve-ingress-gateway`).' }),
+      imageMirror: z
+        .string()
+        .regex(IMAGE_MIRROR, { message: 'must be a registry with an optional project path, e.g. harbor.example.com/images-llm-d' })
+        .optional()
+        .meta({
+          description:
+            "Pull KServe's own images (vLLM, scheduler, tokenizer: those of KServe's well-known configs) from this mirror, `<registry>[/<project>]`, where `app-serving images --mirror-to` copies them. Default: the public images.",
+        }),
+    })
+    .meta({ description: 'KServe platform settings.' }),
+);
 
-export const routerSchema = z
-  .strictObject({
-    mode: z.enum(['gateway', 'standalone']).default('gateway').meta({
-      description:
-        '`gateway`: each model gets its own Gateway (class `gatewayClass`) whose HTTPRoute sends requests to the Router\'s InferencePool — for clients outside the namespace, TLS and policies at the gateway. `standalone`: no Gateway; the Router runs an Envoy proxy beside its endpoint picker and clients call its Service — fewer moving parts, no Gateway API controller needed. Default: `gateway`.',
-    }),
-    gatewayClass: z.enum(ROUTER_GATEWAY_CLASSES).default('istio').meta({
-      description:
-        'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled), `agentgateway`, or `envoy` (Envoy Gateway ≥ v1.5: the stack\'s Envoy GatewayClass, the one KServe\'s Gateway uses, `kserve.gateway.className`; app-serving routes to the pool\'s pods through a Service and calls the EPP with an EnvoyExtensionPolicy). Default: `istio`.',
-    }),
-  })
-  .meta({ description: '2026-08 llm-d: how the models are reached (the llm-d Router\'s gateway or standalone mode).' });
+export const routerSchema = whenUsed(() =>
+  z
+    .strictObject({
+      mode: z.enum(['gateway', 'standalone']).default('gateway').meta({
+        description:
+          '`gateway`: each model gets its own Gateway (class `gatewayClass`) whose HTTPRoute sends requests to the Router\'s InferencePool — for clients outside the namespace, TLS and policies at the gateway. `standalone`: no Gateway; the Router runs an Envoy proxy beside its endpoint picker and clients call its Service — fewer moving parts, no Gateway API controller needed. Default: `gateway`.',
+      }),
+      gatewayClass: z.enum(ROUTER_GATEWAY_CLASSES).default('istio').meta({
+        description:
+          'The GatewayClass of each model\'s Gateway in gateway mode: `istio` (Istio 1.29+, with the inference extension enabled), `agentgateway`, or `envoy` (Envoy Gateway ≥ v1.5: the stack\'s Envoy GatewayClass, the one KServe\'s Gateway uses, `kserve.gateway.className`; app-serving routes to the pool\'s pods through a Service and calls the EPP with an EnvoyExtensionPolicy). Default: `istio`.',
+      }),
+    })
+    .meta({ description: '2026-08 llm-d: how the models are reached (the llm-d Router\'s gateway or standalone mode).' }),
+);
 
 /** A model name of the stack (`models.<category>[].name`), or `*` for every model the endpoint serves. */
 const ENDPOINT_GRANT = z.string().regex(/^(\*|[A-Za-z0-9][A-Za-z0-9._-]*)$/, { message: 'must be a model name of the stack (models.<category>[].name) or "*"' });
 
-export const endpointSchema = z
-  .strictObject({
-    enabled: z.boolean().default(true).meta({ description: 'Set false to remove the endpoint and keep its settings.' }),
-    name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('endpoint').meta({ description: "The endpoint's Gateway. Default: `endpoint`." }),
-    namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('app-serving').meta({ description: 'The namespace app-serving creates for the endpoint (its Gateway, routes, policies and body-based router). Default: `app-serving`.' }),
-    class: z.enum(['istio', 'envoy']).optional().meta({
-      description:
-        "The Gateway's class: `istio` (Istio ≥ 1.29 with the inference extension) or `envoy` (Envoy Gateway ≥ v1.5: the stack's Envoy GatewayClass, `kserve.gateway.className`). Default: `router.gatewayClass` (gateway mode) when that is istio or envoy, else `envoy`.",
-    }),
-    hostname: z
-      .string()
-      .regex(/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { message: 'must be a host name such as models.example.com (or *.example.com)' })
-      .max(253)
-      .optional()
-      .meta({ description: "The listener's host name: requests for other hosts are not served. Default: any." }),
-    access: z
-      .strictObject({
-        apiKeys: z
-          .record(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }), z.array(ENDPOINT_GRANT).min(1).max(256))
-          .optional()
-          .meta({ description: 'Key name (of `app-serving:apiKeys`) → the models it grants (model names of the stack, or `"*"`: every model the endpoint serves that the key may reach).' }),
-        jwt: z
-          .strictObject({
-            issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
-            audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
-            jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
-            jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
-            modelsClaim: z
-              .string()
-              .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/, { message: 'must be a claim name such as models (a nested claim: org.models)' })
-              .max(253)
-              .default('models')
-              .meta({ description: 'The claim listing the models a token grants, as clients name them (served model names). Default: `models`.' }),
-          })
-          .optional()
-          .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer; its `modelsClaim` lists the models it grants.' }),
-        open: z.literal(true).optional().meta({ description: 'Anyone who reaches the endpoint may call its models (said explicitly: no warning).' }),
-        keyFormat: z.enum(['bearer', 'basic']).optional().meta({
-          description:
-            'How clients send a key: `bearer` (`Authorization: Bearer <key>`, what OpenAI SDKs send; Envoy Gateway only, which keeps the keys in clear in a Secret) or `basic` (HTTP Basic `<name>:<key>`; the gateway keeps SHA-1 hashes). Default: `bearer` on Envoy Gateway (validate warns that the keys are held in clear until you set it), `basic` on Istio.',
-        }),
-        rateLimit: z
-          .strictObject({
-            requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (or token subject; all callers together when open) to each model; per gateway pod.' }),
-          })
-          .optional(),
-      })
-      .optional()
-      .meta({ description: 'Who may call which model through the endpoint: `apiKeys`, `jwt` or `open` (exactly one). Default: open (validate warns).' }),
-    bbr: z
-      .strictObject({
-        image: z.string().regex(OCI_REF, { message: 'must be an image reference with a tag or digest, e.g. harbor.example.com/images-infra/bbr:v1.5.0' }).optional().meta({ description: "The body-based router's image. Default: GAIE's `registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0`." }),
-        replicas: z.number().int().min(1).max(100).optional().meta({ description: "The body-based router's replicas. Default: 1." }),
-      })
-      .optional()
-      .meta({ description: "The body-based router (GAIE's bbr): what reads each request's `model` and names it in a header the routes match." }),
-  })
-  .meta({ description: 'One OpenAI endpoint for every model of the stack: routes by the request\'s `model`, answers `/v1/models`, grants models per key (docs/endpoint.md).' });
+export const endpointSchema = whenUsed(() =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(true).meta({ description: 'Set false to remove the endpoint and keep its settings.' }),
+      name: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('endpoint').meta({ description: "The endpoint's Gateway. Default: `endpoint`." }),
+      namespace: z.string().regex(DNS_LABEL, { message: DNS_LABEL_MESSAGE }).default('app-serving').meta({ description: 'The namespace app-serving creates for the endpoint (its Gateway, routes, policies and body-based router). Default: `app-serving`.' }),
+      class: z.enum(['istio', 'envoy']).optional().meta({
+        description:
+          "The Gateway's class: `istio` (Istio ≥ 1.29 with the inference extension) or `envoy` (Envoy Gateway ≥ v1.5: the stack's Envoy GatewayClass, `kserve.gateway.className`). Default: `router.gatewayClass` (gateway mode) when that is istio or envoy, else `envoy`.",
+      }),
+      hostname: z
+        .string()
+        .regex(/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, { message: 'must be a host name such as models.example.com (or *.example.com)' })
+        .max(253)
+        .optional()
+        .meta({ description: "The listener's host name: requests for other hosts are not served. Default: any." }),
+      access: z
+        .strictObject({
+          apiKeys: z
+            .record(z.string().regex(KEY_NAME, { message: KEY_NAME_MESSAGE }), z.array(ENDPOINT_GRANT).min(1).max(256))
+            .optional()
+            .meta({ description: 'Key name (of `app-serving:apiKeys`) → the models it grants (model names of the stack, or `"*"`: every model the endpoint serves that the key may reach).' }),
+          jwt: z
+            .strictObject({
+              issuer: z.string().min(1).max(253).meta({ description: 'The `iss` the tokens must carry.' }),
+              audiences: z.array(z.string().min(1).max(1024)).min(1).max(8).optional().meta({ description: 'Accepted `aud` values. Default: any audience.' }),
+              jwksUri: z.string().url().optional().meta({ description: 'Where the gateway fetches the signing keys (https).' }),
+              jwks: z.string().min(1).optional().meta({ description: 'The signing keys inline, a JWKS JSON document (air gap: no fetch).' }),
+              modelsClaim: z
+                .string()
+                .regex(/^[A-Za-z0-9_][A-Za-z0-9_.:-]*$/, { message: 'must be a claim name such as models (a nested claim: org.models)' })
+                .max(253)
+                .default('models')
+                .meta({ description: 'The claim listing the models a token grants, as clients name them (served model names). Default: `models`.' }),
+            })
+            .optional()
+            .meta({ description: 'Require a JSON Web Token (`Authorization: Bearer <jwt>`) from this issuer; its `modelsClaim` lists the models it grants.' }),
+          open: z.literal(true).optional().meta({ description: 'Anyone who reaches the endpoint may call its models (said explicitly: no warning).' }),
+          keyFormat: z.enum(['bearer', 'basic']).optional().meta({
+            description:
+              'How clients send a key: `bearer` (`Authorization: Bearer <key>`, what OpenAI SDKs send; Envoy Gateway only, which keeps the keys in clear in a Secret) or `basic` (HTTP Basic `<name>:<key>`; the gateway keeps SHA-1 hashes). Default: `bearer` on Envoy Gateway (validate warns that the keys are held in clear until you set it), `basic` on Istio.',
+          }),
+          rateLimit: z
+            .strictObject({
+              requestsPerMinute: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Requests per minute per key (or token subject; all callers together when open) to each model; per gateway pod.' }),
+            })
+            .optional(),
+        })
+        .optional()
+        .meta({ description: 'Who may call which model through the endpoint: `apiKeys`, `jwt` or `open` (exactly one). Default: open (validate warns).' }),
+      bbr: z
+        .strictObject({
+          image: z.string().regex(OCI_REF, { message: 'must be an image reference with a tag or digest, e.g. harbor.example.com/images-infra/bbr:v1.5.0' }).optional().meta({ description: "The body-based router's image. Default: GAIE's `registry.k8s.io/gateway-api-inference-extension/bbr:v1.5.0`." }),
+          replicas: z.number().int().min(1).max(100).optional().meta({ description: "The body-based router's replicas. Default: 1." }),
+        })
+        .optional()
+        .meta({ description: "The body-based router (GAIE's bbr): what reads each request's `model` and names it in a header the routes match." }),
+    })
+    .meta({ description: 'One OpenAI endpoint for every model of the stack: routes by the request\'s `model`, answers `/v1/models`, grants models per key (docs/endpoint.md).' }),
+);
 
 /** The `app-serving:*` keys, without the namespace prefix. */
 export const stackConfigSchema = z
