@@ -64,7 +64,12 @@ const HF_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
  * these keys.
  */
 function whenUsed<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
-  return z.lazy(build);
+  const schema = z.lazy(build);
+  // zod asks a lazy schema whether it is optional or defaulted (`optin`, `optout`) by building it,
+  // for every key of an object, present or not. Each of these is an object schema, neither (a test
+  // holds that): said here, so that a key a stack leaves out builds nothing.
+  for (const key of ['optin', 'optout'] as const) Object.defineProperty(schema._zod, key, { value: undefined, writable: true, configurable: true });
+  return schema;
 }
 
 /** The wrapped secret type; a stack file writes it as `{secure: <ciphertext>}`. */
