@@ -8,7 +8,7 @@ import { sharedTestConfig } from '../../vitest.shared.ts';
  * the one-line files that run the suites look small. LONGEST: the files that took longest here
  * (`.reports/vitest/app.json` of a run), longest first; the files not in it run after them.
  */
-const LONGEST = ['test/deploy/2026-02', 'test/sets/2026-08', 'test/deploy/change', 'test/sets/2026-02', 'test/deploy/2026-08', 'test/deploy/failure'];
+const LONGEST = ['test/deploy/2026-02', 'test/sets/2026-08', 'test/deploy/change', 'test/deploy/endpoint', 'test/sets/2026-02', 'test/deploy/2026-08', 'test/deploy/failure'];
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

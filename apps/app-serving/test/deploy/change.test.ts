@@ -10,11 +10,11 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodes, createTestStack, installCrds, startCluster, type ResourceStep, type TestCluster, type TestStack } from '@app-serving/test-cluster';
+import { createNodes, createTestStack, installCrds, startCluster, type TestCluster, type TestStack } from '@app-serving/test-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { appServingProgram } from '../../src/program.ts';
-import { APP_DIR, MODELS_DIR, appServing, clusterShape, deployedProblems, stackUnderTest, verifyDeployed, type StackUnderTest } from './support.ts';
+import { APP_DIR, MODELS_DIR, appServing, clusterShape, deployedProblems, diffVerdict, engineVerdict, sorted, stackUnderTest, verifyDeployed, type StackUnderTest } from './support.ts';
 
 const STACK = 'Pulumi.example.yaml';
 let cluster: TestCluster;
@@ -49,48 +49,6 @@ afterAll(async () => {
   await cluster?.stop();
 }, 600_000);
 
-type Action = 'create' | 'update' | 'replace' | 'delete';
-
-/**
- * What the engine would do, per resource: plain resources by `<type>::<name>`; a chart by its own
- * name — `create` or `delete` when the chart itself comes or goes, else `objects` when any object it
- * renders changes (an update in place, or objects re-created under new names).
- */
-function engineVerdict(steps: readonly ResourceStep[]): Map<string, Action | 'objects'> {
-  const out = new Map<string, Action | 'objects'>();
-  for (const step of steps) {
-    const action: Action | undefined =
-      step.op === 'create' ? 'create' : step.op === 'update' ? 'update' : step.op === 'delete' ? 'delete' : ['replace', 'create-replacement', 'delete-replaced'].includes(step.op) ? 'replace' : undefined;
-    if (!action) continue;
-    const [, , chain = '', name = ''] = step.urn.split('::');
-    const types = chain.split('$');
-    const chartAt = types.indexOf('kubernetes:helm.sh/v4:Chart');
-    if (chartAt >= 0 && chartAt < types.length - 1) {
-      // An object the chart renders: its name is `<chart name>:<namespace>/<object>`.
-      const key = `kubernetes:helm.sh/v4:Chart::${name.slice(0, name.indexOf(':'))}`;
-      if (!out.has(key)) out.set(key, 'objects');
-      continue;
-    }
-    if (!step.type.startsWith('kubernetes:') && !step.type.startsWith('pulumi:')) continue;
-    if (step.type === 'kubernetes:helm.sh/v4:Chart' && action !== 'create' && action !== 'delete') {
-      out.set(`${step.type}::${name}`, 'objects');
-      continue;
-    }
-    out.set(`${step.type}::${name}`, action);
-  }
-  return out;
-}
-
-/** What `diff` says, per resource, in the same terms: a chart that stays changes its objects. */
-function diffVerdict(json: any): Map<string, Action | 'objects'> {
-  const out = new Map<string, Action | 'objects'>();
-  for (const r of [...json.stack.resources, ...json.models.flatMap((m: any) => m.resources)]) {
-    const chart = r.type === 'kubernetes:helm.sh/v4:Chart';
-    out.set(`${r.type}::${r.name}`, chart && (r.action === 'update' || r.action === 'replace') ? 'objects' : r.action);
-  }
-  return out;
-}
-
 /** Applies a change to the working tree and to the engine's config; compares; restores the base. */
 async function compare(change: { stack?: (config: Record<string, unknown>) => void; files?: () => void }): Promise<{ diff: Map<string, string>; engine: Map<string, string>; json: any }> {
   const changed = writeStack(change.stack);
@@ -111,7 +69,6 @@ async function compare(change: { stack?: (config: Record<string, unknown>) => vo
   }
 }
 
-const sorted = (m: Map<string, string>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
 const modelsOf = (config: Record<string, unknown>) => config['app-serving:models'] as { generative: any[]; embedder: any[] };
 const MS_VALUES = 'models/generative/Qwen3-0.6B-rke2/ms-qwen3-06b-rke2/values.yaml';
 function editValues(file: string, edit: (values: any) => void): void {

@@ -49,7 +49,7 @@ const ENVOY_GATEWAY_CRDS = 'current/crds/envoy-gateway-v1.8.1.yaml';
  * Gateway's, when it is not a model's), and Envoy Gateway's CRDs where a KServe model's access
  * needs them and the cluster's set does not have them.
  */
-async function prerequisites(cluster: TestCluster, sut: StackUnderTest): Promise<void> {
+export async function prerequisites(cluster: TestCluster, sut: StackUnderTest): Promise<void> {
   const own = new Set(sut.plan.models.map((m) => m.namespace));
   const needed = [sut.plan.kserve?.gateway.namespace].filter((n): n is string => n !== undefined && !own.has(n));
   await applyObjects(cluster, needed.map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } })));

@@ -22,6 +22,7 @@ import {
   type AnyLlmdModelPlan,
   type ChartRef,
   type DeploymentPlan,
+  type EndpointPlan,
   type KserveModelPlan,
   type ModelPlan,
   type Upstream,
@@ -43,6 +44,7 @@ import {
   type ModelServer,
   type ModelServerOptions,
   type NodeSpec,
+  type ResourceStep,
   type TestCluster,
 } from '@app-serving/test-cluster';
 import { parse, stringify } from 'yaml';
@@ -313,6 +315,7 @@ export async function deployedProblems(cluster: TestCluster, plan: DeploymentPla
     if (model.platform === 'llm-d') await llmdProblems(model, expectObject, placed, (name) => get(cluster, `/apis/apps/v1/namespaces/${ENVOY_GATEWAY_SYSTEM}/deployments/${name}`));
     else await kserveProblems(model, expectObject);
   }
+  if (plan.endpoint) await endpointProblems(cluster, plan.endpoint, expectObject, placed);
   if (plan.kserve?.gateway.create) {
     const gw = plan.kserve.gateway;
     await expectObject(`Gateway ${gw.namespace}/${gw.name}`, `/apis/gateway.networking.k8s.io/v1/namespaces/${gw.namespace}/gateways/${gw.name}`, (o) =>
@@ -414,6 +417,83 @@ async function envoyClassProblems(model: Extract<AnyLlmdModelPlan, { upstream: '
   });
 }
 
+/** Every object of the stack's endpoint that the plan writes (those holding keys are the component's, from the secrets). */
+export function endpointObjects(endpoint: EndpointPlan): any[] {
+  const m = endpoint.manifests;
+  return [
+    m.namespace,
+    m.gateway,
+    m.gatewayParameters,
+    m.clientTrafficPolicy,
+    m.modelsFilter,
+    m.notFoundFilter,
+    m.bbrPolicy,
+    m.entrySecurityPolicy,
+    m.entryRoute,
+    m.directResponseFilter,
+    m.requestAuthentication,
+    m.authorizationPolicy,
+    ...m.routes.flatMap((r) => [r.referenceGrant, r.httpRoute, r.securityPolicy, r.backendTrafficPolicy]),
+  ].filter((o) => o !== null);
+}
+
+/** Resource names by API group/version and kind, as each test cluster's API server serves them. */
+const resourceNames = new WeakMap<TestCluster, Map<string, string>>();
+
+/** The API server's path of an object, its resource name read from the server's discovery (`/apis/<group>/<version>`). */
+export async function objectPath(cluster: TestCluster, o: any): Promise<string> {
+  const apiVersion = String(o.apiVersion);
+  const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  let names = resourceNames.get(cluster);
+  if (!names) resourceNames.set(cluster, (names = new Map()));
+  if (!names.has(`${base} ${o.kind}`)) {
+    const found = await cluster.request('GET', base);
+    for (const r of (found.status === 200 ? found.body.resources : []) as { name: string; kind: string }[]) if (!r.name.includes('/')) names.set(`${base} ${r.kind}`, r.name);
+  }
+  const resource = names.get(`${base} ${o.kind}`);
+  if (!resource) throw new Error(`the API server serves no ${o.kind} in ${apiVersion} (${base})`);
+  return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${resource}/${o.metadata.name}`;
+}
+
+/** Where `want` is not part of `found` (every key of a map, every item of a list, in order; nothing wanted where it is undefined), as a path; null when it is (the API server only adds defaults). */
+export function notPartOf(want: unknown, found: unknown, at = ''): string | null {
+  if (want === undefined) return null;
+  if (Array.isArray(want)) {
+    if (!Array.isArray(found) || found.length !== want.length) return `${at || '.'}: ${JSON.stringify(found)?.slice(0, 200)}, the plan's ${JSON.stringify(want).slice(0, 200)}`;
+    for (let i = 0; i < want.length; i += 1) {
+      const problem = notPartOf(want[i], found[i], `${at}[${i}]`);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  if (typeof want === 'object' && want !== null) {
+    if (typeof found !== 'object' || found === null || Array.isArray(found)) return `${at || '.'}: ${JSON.stringify(found)?.slice(0, 200)}, the plan's a map`;
+    for (const [key, value] of Object.entries(want)) {
+      const problem = notPartOf(value, (found as Record<string, unknown>)[key], `${at}.${key}`);
+      if (problem) return problem;
+    }
+    return null;
+  }
+  return want === found ? null : `${at || '.'}: ${JSON.stringify(found)}, the plan's ${JSON.stringify(want)}`;
+}
+
+/**
+ * The stack's endpoint: every object the plan writes is in the cluster as written (spec, data and
+ * labels; the API server may only add defaults), and the body-based router's Deployment is Ready,
+ * its pod placed by the stack's controlNodeSelector.
+ */
+async function endpointProblems(cluster: TestCluster, endpoint: EndpointPlan, expectObject: ExpectObject, placed: Placed): Promise<void> {
+  for (const o of endpointObjects(endpoint)) {
+    const where = `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
+    await expectObject(where, await objectPath(cluster, o), (found) => notPartOf({ labels: o.metadata.labels ?? {}, spec: o.spec, data: o.data }, { labels: found.metadata.labels ?? {}, spec: found.spec, data: found.data }));
+  }
+  const ns = endpoint.namespace;
+  const bbr = (await expectObject(`Deployment ${ns}/${endpoint.names.bbrService}`, `/apis/apps/v1/namespaces/${ns}/deployments/${endpoint.names.bbrService}`, (o) =>
+    o.status?.readyReplicas >= 1 ? null : `not ready: ${JSON.stringify(o.status)}`,
+  )) as any;
+  if (bbr?.spec) await placed(`body-based router ${endpoint.names.bbrService}`, ns, bbr.spec.selector.matchLabels, endpoint.nodeSelector, 1);
+}
+
 /** The model server's vLLM gets exactly the plan's adapters: one `--lora-modules` with `<name>=<path>` each (features/adapters). */
 function loraProblem(model: AnyLlmdModelPlan, deployment: any): string | null {
   const args: string[] = deployment.spec.template.spec.containers.find((c: any) => c.name === 'modelserver')?.args ?? [];
@@ -447,7 +527,9 @@ export function servedNames(plan: DeploymentPlan): string[] {
  * no container runs ({@link wireForVerify}): a local model server behind every pod, refusing what
  * the deployed access policies refuse at the gateway pods (./access.ts). Models are verified in
  * groups of the same credential (`APP_SERVING_VERIFY_TOKEN` is one per run): the failed checks of
- * all runs, their stderr and exit codes.
+ * all runs, their stderr and exit codes. The stack's endpoint is left out (`--no-endpoint`): its
+ * checks need its gateway's routing by the body's model, which no stand-in here does — the
+ * data-path tier runs them through the real Envoy (apps/data-path/test/endpoint.test.ts).
  */
 export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderTest, 'file' | 'modelsDir' | 'plan' | 'credentials'>): Promise<{ failing: string[]; passed: string[]; stderr: string; codes: (number | null)[] }> {
   const names = servedNames(sut.plan);
@@ -474,7 +556,7 @@ export async function verifyDeployed(cluster: TestCluster, sut: Pick<StackUnderT
     const codes: (number | null)[] = [];
     for (const [token, models] of groups) {
       const run = await appServing(
-        ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s', ...models.flatMap((m) => ['--model', m])],
+        ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', cluster.kubeconfigPath, '--json', '--timeout', '20s', '--deadline', '180s', ...models.flatMap((m) => ['--model', m]), ...(sut.plan.endpoint ? ['--no-endpoint'] : [])],
         token === undefined ? {} : { env: { APP_SERVING_VERIFY_TOKEN: token } },
       );
       const report = JSON.parse(run.stdout || 'null');
@@ -582,6 +664,51 @@ async function waitForReadyPods(cluster: TestCluster, namespace: string): Promis
   }
 }
 
+export type Action = 'create' | 'update' | 'replace' | 'delete';
+
+/**
+ * What the engine would do, per resource: plain resources by `<type>::<name>`; a chart by its own
+ * name — `create` or `delete` when the chart itself comes or goes, else `objects` when any object it
+ * renders changes (an update in place, or objects re-created under new names).
+ */
+export function engineVerdict(steps: readonly ResourceStep[]): Map<string, Action | 'objects'> {
+  const out = new Map<string, Action | 'objects'>();
+  for (const step of steps) {
+    const action: Action | undefined =
+      step.op === 'create' ? 'create' : step.op === 'update' ? 'update' : step.op === 'delete' ? 'delete' : ['replace', 'create-replacement', 'delete-replaced'].includes(step.op) ? 'replace' : undefined;
+    if (!action) continue;
+    const [, , chain = '', name = ''] = step.urn.split('::');
+    const types = chain.split('$');
+    const chartAt = types.indexOf('kubernetes:helm.sh/v4:Chart');
+    if (chartAt >= 0 && chartAt < types.length - 1) {
+      // An object the chart renders: its name is `<chart name>:<namespace>/<object>`.
+      const key = `kubernetes:helm.sh/v4:Chart::${name.slice(0, name.indexOf(':'))}`;
+      if (!out.has(key)) out.set(key, 'objects');
+      continue;
+    }
+    if (!step.type.startsWith('kubernetes:') && !step.type.startsWith('pulumi:')) continue;
+    if (step.type === 'kubernetes:helm.sh/v4:Chart' && action !== 'create' && action !== 'delete') {
+      out.set(`${step.type}::${name}`, 'objects');
+      continue;
+    }
+    out.set(`${step.type}::${name}`, action);
+  }
+  return out;
+}
+
+/** What `diff` says, per resource, in the same terms: a chart that stays changes its objects. */
+export function diffVerdict(json: any): Map<string, Action | 'objects'> {
+  const out = new Map<string, Action | 'objects'>();
+  for (const r of [...json.stack.resources, ...json.models.flatMap((m: any) => m.resources)]) {
+    const chart = r.type === 'kubernetes:helm.sh/v4:Chart';
+    out.set(`${r.type}::${r.name}`, chart && (r.action === 'update' || r.action === 'replace') ? 'objects' : r.action);
+  }
+  return out;
+}
+
+/** A verdict map as a plain object sorted by key (for toEqual). */
+export const sorted = (m: Map<string, string>): Record<string, string> => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+
 /** Runs the built `app-serving` command; resolves with its exit code and output. */
 export function appServing(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -607,6 +734,7 @@ export async function leftovers(cluster: TestCluster, plan: DeploymentPlan): Pro
     const claim = pv.spec.claimRef;
     if (claim && plan.models.some((m) => m.namespace === claim.namespace)) found.push(`PV ${pv.metadata.name} (claim ${claim.namespace}/${claim.name})`);
   }
+  if (plan.endpoint && (await get(cluster, `/api/v1/namespaces/${plan.endpoint.namespace}`))) found.push(`Namespace ${plan.endpoint.namespace} (the endpoint's)`);
   if (plan.kserve?.gateway.create) {
     const gw = plan.kserve.gateway;
     if (await get(cluster, `/apis/gateway.networking.k8s.io/v1/namespaces/${gw.namespace}/gateways/${gw.name}`)) found.push(`Gateway ${gw.namespace}/${gw.name}`);
