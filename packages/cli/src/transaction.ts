@@ -15,7 +15,7 @@ import { MAX_VALUES_FILE_BYTES, displayPath, readTextFile } from '@app-serving/c
  *
  * 1. Lock and journal. `prepared.json` — the run (pid, host, process start), the hashes of F's
  *    bytes before and after, every stage folder, every folder to create and the hash of each of its
- *    files — is written and fsynced in a fresh folder `H.<id>.tmp`, which is then renamed to H.
+ *    files — is written and fsynced in a fresh folder `H.<pid>.<id>.tmp`, which is then renamed to H.
  *    Renaming a folder onto a non-empty one fails: that is the lock (a second run stops, or
  *    recovers H when its run is gone). H never exists without its whole journal.
  * 2. Stage. Beside each destination, in the same folder (so on the same file system, where
@@ -32,7 +32,7 @@ import { MAX_VALUES_FILE_BYTES, displayPath, readTextFile } from '@app-serving/c
  *    old set reads other folders), or the new F with every new folder already in place. rename(2)
  *    replaces F in one step: F is never missing, cut or mixed.
  * 6. Clean. The (now empty) stage folders are removed, then `committed`; H is renamed to
- *    `H.<id>.tmp` (gone in one step, with its journal) and removed.
+ *    `H.<pid>.<id>.tmp` (gone in one step, with its journal) and removed.
  *
  * Recovery (the next run, before it reads anything): for each H (a journal names a run still at
  * work: it stops, saying so): no `committed` → roll back (remove S and H: the destinations
@@ -40,7 +40,7 @@ import { MAX_VALUES_FILE_BYTES, displayPath, readTextFile } from '@app-serving/c
  * `committed` and F holds the old bytes → roll forward (move what is still staged, checked against
  * the journal's hashes, then F); F holds the new bytes → tidy up; F holds other bytes (edited
  * since) → roll back, moving the new folders out again (only when they still hash as written).
- * A `H.<id>.tmp` left by a run stopped in step 1 (nothing else was made) or 6 (everything was in
+ * A `H.<pid>.<id>.tmp` left by a run stopped in step 1 (nothing else was made) or 6 (everything was in
  * place) is removed, unless its run is at work. Every step is idempotent, so a recovery stopped
  * part-way is finished by the next run.
  *
@@ -157,7 +157,8 @@ export function commitTransaction(plan: { readonly file: ReplacedFile; readonly 
   const stages = [...new Set(folders.map((f) => f.parent))].map((parent) => stageOf(parent, id));
 
   // 1–4: lock, stage, check, commit. A failure removes what was made: nothing else was touched.
-  const tmp = `${home}.${id}.tmp`;
+  // The pid in the name: a run that finds this folder before its journal is written can tell it is another run's, at work.
+  const tmp = `${home}.${process.pid}.${id}.tmp`;
   let locked = false;
   try {
     mkdirSync(tmp, { mode: 0o700 });
@@ -253,7 +254,7 @@ export interface Recovery {
    * or 6 removed (nothing of it was half done).
    */
   readonly kind: 'rolled-back' | 'completed' | 'tidied' | 'removed';
-  /** The folder it was about (H, or a `H.<id>.tmp`). */
+  /** The folder it was about (H, or a `H.<pid>.<id>.tmp`). */
   readonly home: string;
   /** The interrupted run, when its journal says. */
   readonly run?: { readonly pid: number; readonly started: string } | undefined;
@@ -281,6 +282,10 @@ export function recoverTransaction(file: string, options: { readonly dryRun?: bo
     const tmp = join(dirname(file), name);
     const journal = readJournal(tmp, file, false);
     if (journal && running(journal)) continue;
+    // Made a moment ago by a run still at work, its journal not written yet (a folder is made, then filled):
+    // not a leftover. (A pid reused since only keeps a leftover until that process ends.)
+    const maker = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+    if (journal === null && maker && pidAlive(Number(maker[1]))) continue;
     // Nothing else was made (step 1), or everything was in place (step 6); without its journal,
     // which of the two cannot be told, and does not matter.
     const kind = journal === null ? 'removed' : currentHash(file) === journal.file.after ? 'tidied' : 'rolled-back';
@@ -469,7 +474,7 @@ function currentHash(path: string): string | null {
 
 /**
  * Removes the stage folders (empty once moved: what is left, if anything, goes too), then H: its
- * commit marker, then H renamed to `H.<id>.tmp` — gone in one step, its journal (and so the run's
+ * commit marker, then H renamed to `H.<pid>.<id>.tmp` — gone in one step, its journal (and so the run's
  * pid) kept until then, so that another run never mistakes a run at its tidy-up for a stopped one —
  * and removed. Returns what could not be removed.
  */
@@ -482,7 +487,7 @@ function tidy(stages: readonly string[], home: string, id: string): string[] {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const trash = `${home}.${id}.tmp`;
+    const trash = `${home}.${process.pid}.${id}.tmp`;
     renameSync(home, trash);
     rmSync(trash, { recursive: true, force: true });
     return [];
@@ -595,6 +600,17 @@ function folderProblem(dir: string, files: Readonly<Record<string, string>>): st
   }
   const extra = entries(dir).filter((n) => !(n in files));
   return extra.length > 0 ? `it holds ${extra.join(', ')}, which it did not write` : null;
+}
+
+/** Whether another process `pid` runs on this host (this process's own pid is not another run's). */
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
 }
 
 /** Whether the run of a journal may still be at work: same host, its pid alive, and (on Linux) the same process. */
