@@ -11,7 +11,9 @@
  * - `GET /v1/models` is exactly the plan's list; an unknown model is a 404 in OpenAI's shape naming
  *   `/v1/models`;
  * - a key granted only the chat model is refused the embedder; no key or a wrong one is refused;
- * - `app-serving verify --kubeconfig` passes, the endpoint's checks included.
+ * - `app-serving verify --kubeconfig` passes, the endpoint's checks included;
+ * - a second up changes nothing; a model that leaves the endpoint is no longer listed and its name
+ *   is unknown through the same base URL, and answers again once back.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -164,4 +166,46 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the stack endpoint: one 
       ]),
     );
   }, 1_800_000);
+
+  it('no-op: a second up changes nothing', async () => {
+    const again = await stack.up();
+    expect(again.result.summary.resourceChanges).toEqual({ same: expect.any(Number) });
+  }, 600_000);
+
+  it('change: the embedder leaves the endpoint — through the same base URL it is no longer listed and its name is unknown; back, it answers again', async () => {
+    const headers = bearer(key('every-model'));
+    const use = async (next: StackUnderTest) => {
+      await stack.setConfig(next.config);
+      for (const [path, value] of Object.entries(next.secrets)) await stack.setSecret(path, value);
+      expect((await stack.up()).result.summary.result).toBe('succeeded');
+    };
+    /** What GET /v1/models answers once Envoy Gateway has programmed the proxy with `list` (bounded: a hang guard). */
+    const listed = async (list: unknown) => {
+      const until = Date.now() + 300_000;
+      for (;;) {
+        const answer = await send(`${base}/v1/models`, { headers }).catch((error: Error) => ({ status: 0, text: error.message }));
+        if (answer.status === 200 && JSON.stringify(JSON.parse(answer.text)) === JSON.stringify(list)) return;
+        if (Date.now() > until) throw new Error(`GET /v1/models did not become the plan's list: ${answer.status} ${answer.text.slice(0, 300)}`);
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    };
+    const without = stackUnderTest(STACK, {
+      kubeconfig: tier.cluster.kubeconfigPath,
+      modelsDir: MODELS_DIR,
+      edit: (config) => ((config['app-serving:models'] as { embedder: Record<string, unknown>[] }).embedder[0]!.endpoint = false),
+    });
+    const smaller = without.plan.endpoint!.list;
+    expect(smaller.data.map((m) => m.id)).toEqual([served(chatModel()), ADAPTER]);
+    await use(without);
+    expect(await deployedProblems(tier.cluster, without.plan)).toEqual([]);
+    await listed(smaller);
+    const gone = await send(`${base}/v1/embeddings`, { body: embed(served(embedder())), headers });
+    expect({ status: gone.status, code: JSON.parse(gone.text).error?.code }).toEqual({ status: 404, code: 'model_not_found' });
+    expect((await answered(`${base}/v1/chat/completions`, { body: chat(served(chatModel())), headers })).status).toBe(200);
+
+    await use(sut);
+    expect(await deployedProblems(tier.cluster, plan)).toEqual([]);
+    await listed(endpoint.list);
+    expect((await answered(`${base}/v1/embeddings`, { body: embed(served(embedder())), headers })).status).toBe(200);
+  }, 1_200_000);
 });
