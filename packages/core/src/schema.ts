@@ -7,14 +7,12 @@
  *
  * @packageDocumentation
  */
-export {
-  stackConfigSchema,
-  modelEntrySchema,
-  modelSourceSchema,
-  huggingFaceSourceSchema,
-  gpuTolerationSchema,
-  chartOverrideSchema,
-  modelGatewaySchema,
-  kserveSchema,
-  secretSchema,
-} from './config/schema.ts';
+import { huggingFaceSourceSchema as huggingFaceSource, kserveSchema as kserve, modelSourceSchema as modelSource } from './config/schema.ts';
+
+export { stackConfigSchema, modelEntrySchema, gpuTolerationSchema, chartOverrideSchema, modelGatewaySchema, secretSchema } from './config/schema.ts';
+
+// Core builds these sections the first time a stack reaches them (zod's lazy schema); a program
+// that imports them gets the object schemas themselves, built here.
+export const modelSourceSchema = modelSource.unwrap();
+export const huggingFaceSourceSchema = huggingFaceSource.unwrap();
+export const kserveSchema = kserve.unwrap();
