@@ -192,7 +192,11 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the stack endpoint: one 
     const without = stackUnderTest(STACK, {
       kubeconfig: tier.cluster.kubeconfigPath,
       modelsDir: MODELS_DIR,
-      edit: (config) => ((config['app-serving:models'] as { embedder: Record<string, unknown>[] }).embedder[0]!.endpoint = false),
+      edit: (config) => {
+        (config['app-serving:models'] as { embedder: Record<string, unknown>[] }).embedder[0]!.endpoint = false;
+        // A grant may name only a model the endpoint serves (validate): the key keeps the chat model.
+        (config['app-serving:endpoint'] as { access: { apiKeys: Record<string, string[]> } }).access.apiKeys['every-model'] = [chatModel().name];
+      },
     });
     const smaller = without.plan.endpoint!.list;
     expect(smaller.data.map((m) => m.id)).toEqual([served(chatModel()), ADAPTER]);
