@@ -616,12 +616,7 @@ function pidAlive(pid: number): boolean {
 /** Whether the run of a journal may still be at work: same host, its pid alive, and (on Linux) the same process. */
 function running(journal: Journal): boolean {
   if (journal.host !== hostname()) return true;
-  if (journal.pid === process.pid) return false;
-  try {
-    process.kill(journal.pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-  }
+  if (!pidAlive(journal.pid)) return false;
   const start = processStart(journal.pid);
   return start === null || journal.processStart === null || start === journal.processStart;
 }
