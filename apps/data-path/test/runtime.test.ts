@@ -66,7 +66,7 @@ function resolveName(name: string): Promise<string[] | null> {
   });
 }
 
-const echoDeployment = (name: string, replicas: number, env: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+const echoDeployment = (name: string, replicas: number, env: Record<string, string>, extra: Record<string, unknown> = {}, podSpec: Record<string, unknown> = {}) => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: NS },
@@ -91,6 +91,7 @@ const echoDeployment = (name: string, replicas: number, env: Record<string, stri
             ...extra,
           },
         ],
+        ...podSpec,
       },
     },
   },
@@ -158,6 +159,43 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the pod runtime (real pr
     expect(status.lastState.terminated).toMatchObject({ exitCode: 3, reason: 'Error', message: expect.stringContaining('argument --bogus not understood') });
     expect(status.ready).toBe(false);
     expect(pod.status.conditions.find((c: any) => c.type === 'Ready').status).toBe('False');
+  });
+
+  it('waits for the Secret and ConfigMap a pod needs, as the kubelet does, and starts it once they are there', async () => {
+    // The engine creates a chart's ConfigMap and its Deployment side by side: the pod may come first.
+    const container = (pod: any) => pod?.status?.containerStatuses?.[0];
+    const waiting = (reason: string) => (l: any) => container(l.items[0])?.state?.waiting?.reason === reason;
+    const pods = `/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dlate`;
+    await applyObjects(cluster, [
+      echoDeployment('late', 1, {}, {
+        env: [
+          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'ECHO_FILE', value: '/etc/late/message' },
+          { name: 'GREETING', valueFrom: { secretKeyRef: { name: 'late-secret', key: 'greeting' } } },
+          { name: 'NOT_THERE', valueFrom: { secretKeyRef: { name: 'no-such-secret', key: 'x', optional: true } } },
+        ],
+        volumeMounts: [{ name: 'late', mountPath: '/etc/late' }],
+      }, { volumes: [{ name: 'late', configMap: { name: 'late-config' } }] }),
+    ]);
+    const deployment = `/apis/apps/v1/namespaces/${NS}/deployments/late`;
+    let pod = (await waitFor(cluster, pods, waiting('CreateContainerConfigError'), 60_000)).items[0];
+    expect(container(pod).state.waiting.message).toBe('secret "late-secret" not found');
+    expect(runtime.containers().filter((c) => c.pod === pod.metadata.name)).toMatchObject([{ ready: false }]);
+    await applyObjects(cluster, [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'late-secret', namespace: NS }, stringData: { other: 'x' } }]);
+    pod = (await waitFor(cluster, pods, (l) => container(l.items[0])?.state?.waiting?.message?.startsWith("couldn't"), 60_000)).items[0];
+    expect(container(pod).state.waiting).toEqual({ reason: 'CreateContainerConfigError', message: `couldn't find key greeting in Secret ${NS}/late-secret` });
+
+    await applyObjects(cluster, [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'late-secret', namespace: NS }, stringData: { greeting: 'hello' } }]);
+    pod = (await waitFor(cluster, pods, waiting('ContainerCreating'), 60_000)).items[0];
+    expect(container(pod).state.waiting.message).toBe('MountVolume.SetUp failed for volume "late": configmap "late-config" not found');
+
+    await applyObjects(cluster, [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late-config', namespace: NS }, data: { message: 'from the ConfigMap' } }]);
+    await waitFor(cluster, deployment, (d) => d.status?.readyReplicas === 1, 60_000);
+    pod = (await list(cluster, pods)).find((p) => !p.metadata.deletionTimestamp);
+    expect(container(pod)).toMatchObject({ ready: true, restartCount: 0, state: { running: expect.anything() } });
+    const answer = await get(`http://${pod.status.podIP}:8080/late`);
+    expect(answer.body).toMatchObject({ pod: pod.metadata.name, file: 'from the ConfigMap', greeting: 'hello' });
+    await cluster.request('DELETE', deployment);
   });
 
   it('stops the processes of a pod that goes', async () => {

@@ -7,7 +7,7 @@
  * have filled (the model's files at `modelUri`, and the `.pulled` marker).
  */
 import { request } from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DeploymentPlan } from '@app-serving/core';
@@ -38,7 +38,7 @@ export interface Tier {
   readonly dns: ClusterDns;
   readonly runtime: PodRuntime;
   readonly tools: DataPathTools;
-  /** Lines the runtime logged (pods started, probes, restarts). */
+  /** Lines the runtime logged (pods started, probes, restarts; also in `<cluster>/runtime.log`, to read while a test runs). */
   readonly log: string[];
   stop(): Promise<void>;
 }
@@ -58,7 +58,11 @@ export async function startTier(options: { crdSet?: '2026-02' | '2026-08' } = {}
     runtime = await startPodRuntime(cluster, {
       run: dataPathRunner(tools),
       claim: (namespace, claim) => claims.get(`${namespace}/${claim}`),
-      log: (line) => log.push(`${new Date().toISOString()} ${line}`),
+      log: (line) => {
+        const stamped = `${new Date().toISOString()} ${line}`;
+        log.push(stamped);
+        appendFileSync(join(cluster.dir, 'runtime.log'), `${stamped}\n`);
+      },
     });
     // A node for what the cluster runs before any stack (Envoy Gateway's controller).
     await createNodes(cluster, [{ name: 'tier-system', labels: { 'test.app-serving.io/role': 'system' } }]);

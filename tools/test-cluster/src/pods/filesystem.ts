@@ -22,6 +22,12 @@ function run(command: string, args: readonly string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${(result.stderr || result.error?.message || '').trim()}`);
 }
 
+/**
+ * A volume's Secret or ConfigMap is not in the API server (yet): the kubelet keeps such a pod in
+ * ContainerCreating and tries again, where another error is a failure to create the container.
+ */
+export class VolumeNotReady extends Error {}
+
 /** A pod's root file system and its mounts. */
 export interface PodRoot {
   /** The root (`chroot` into it); `<root>/abs/path` is `/abs/path` in the pod. */
@@ -128,10 +134,13 @@ export async function podRoot(cluster: TestCluster, pod: Values, containers: rea
 async function volumeFolder(cluster: TestCluster, pod: Values, volume: Values, folder: string, sources: VolumeSources): Promise<string> {
   const namespace: string = pod.metadata.namespace;
   mkdirSync(folder, { recursive: true });
-  const get = async (path: string) => {
-    const res = await cluster.request('GET', path);
-    if (res.status !== 200) throw new Error(`pod ${namespace}/${pod.metadata.name}: volume ${volume.name}: ${path}: ${res.status} (the kubelet would keep the pod in ContainerCreating)`);
-    return res.body as Values;
+  /** The Secret or ConfigMap a volume is made of; an optional one that is not there is empty. */
+  const get = async (kind: 'secret' | 'configmap', name: string, optional: boolean | undefined): Promise<Values> => {
+    const res = await cluster.request('GET', `/api/v1/namespaces/${namespace}/${kind}s/${name}`);
+    if (res.status === 200) return res.body as Values;
+    if (res.status === 404 && optional) return {};
+    const what = res.status === 404 ? `${kind} "${name}" not found` : `${kind} "${name}": ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`;
+    throw new VolumeNotReady(`MountVolume.SetUp failed for volume "${volume.name}": ${what}`);
   };
   const write = (items: Values[] | undefined, data: Record<string, Buffer>, mode?: number) => {
     const entries = items ? items.map((item) => [item.path as string, data[item.key]] as const) : Object.entries(data);
@@ -147,8 +156,8 @@ async function volumeFolder(cluster: TestCluster, pod: Values, volume: Values, f
     ...Object.fromEntries(Object.entries(object.data ?? {}).map(([k, v]) => [k, object.kind === 'Secret' ? Buffer.from(String(v), 'base64') : Buffer.from(String(v))])),
     ...Object.fromEntries(Object.entries(object.binaryData ?? {}).map(([k, v]) => [k, Buffer.from(String(v), 'base64')])),
   });
-  if (volume.secret) write(volume.secret.items, decoded(await get(`/api/v1/namespaces/${namespace}/secrets/${volume.secret.secretName}`)), volume.secret.defaultMode);
-  else if (volume.configMap) write(volume.configMap.items, decoded(await get(`/api/v1/namespaces/${namespace}/configmaps/${volume.configMap.name}`)), volume.configMap.defaultMode);
+  if (volume.secret) write(volume.secret.items, decoded(await get('secret', volume.secret.secretName, volume.secret.optional)), volume.secret.defaultMode);
+  else if (volume.configMap) write(volume.configMap.items, decoded(await get('configmap', volume.configMap.name, volume.configMap.optional)), volume.configMap.defaultMode);
   else if (volume.emptyDir) chmodSync(folder, 0o777);
   else if (volume.persistentVolumeClaim) return sources.claim?.(namespace, volume.persistentVolumeClaim.claimName) ?? folder;
   else if (volume.hostPath) {
@@ -168,8 +177,8 @@ async function volumeFolder(cluster: TestCluster, pod: Values, volume: Values, f
         });
         if (token.status >= 300) throw new Error(`pod ${namespace}/${pod.metadata.name}: token of ServiceAccount ${pod.spec.serviceAccountName}: ${token.status} ${JSON.stringify(token.body).slice(0, 300)}`);
         write(undefined, { [source.serviceAccountToken.path]: Buffer.from((token.body as Values).status.token) });
-      } else if (source.configMap) write(source.configMap.items, decoded(await get(`/api/v1/namespaces/${namespace}/configmaps/${source.configMap.name}`)));
-      else if (source.secret) write(source.secret.items, decoded(await get(`/api/v1/namespaces/${namespace}/secrets/${source.secret.name}`)));
+      } else if (source.configMap) write(source.configMap.items, decoded(await get('configmap', source.configMap.name, source.configMap.optional)));
+      else if (source.secret) write(source.secret.items, decoded(await get('secret', source.secret.name, source.secret.optional)));
       else if (source.downwardAPI) {
         for (const item of source.downwardAPI.items as Values[]) {
           const value = item.fieldRef ? fieldValue(pod, item.fieldRef.fieldPath) : '';

@@ -27,7 +27,7 @@ import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSyn
 import { join } from 'node:path';
 import type { TestCluster } from '../cluster.ts';
 import { applyObjects } from '../objects.ts';
-import { fieldValue, podRoot, type PodRoot, type VolumeSources } from './filesystem.ts';
+import { VolumeNotReady, fieldValue, podRoot, type PodRoot, type VolumeSources } from './filesystem.ts';
 import { NODE_IP, podNetwork, type PodNetwork } from './network.ts';
 import { runProbe } from './probes.ts';
 
@@ -79,6 +79,9 @@ const LOAD_BALANCER_RANGE = '10.0.254';
 /** The first restart waits this long, doubling up to {@link MAX_BACKOFF_MS}: the kubelet's CrashLoopBackOff (10 s to 5 min). */
 const FIRST_BACKOFF_MS = 10_000;
 const MAX_BACKOFF_MS = 300_000;
+/** A pod whose set-up failed is tried again after this long, doubling up to {@link MAX_SETUP_RETRY_MS}. */
+const SETUP_RETRY_MS = 1000;
+const MAX_SETUP_RETRY_MS = 16_000;
 /** What the kubelet keeps of a log as the termination message (`FallbackToLogsOnError`): 80 lines, 2,048 bytes. */
 const MESSAGE_LINES = 80;
 const MESSAGE_BYTES = 2048;
@@ -146,7 +149,7 @@ export function podStatusPatcher(
       })),
     };
     // Compared without the times, which change on every patch.
-    const key = JSON.stringify({ ready, c: status.containerStatuses.map((s) => [s.ready, s.started, s.restartCount, s.state.waiting?.reason ?? 'running']) });
+    const key = JSON.stringify({ ready, c: status.containerStatuses.map((s) => [s.ready, s.started, s.restartCount, s.state.waiting ? `${s.state.waiting.reason}: ${s.state.waiting.message}` : 'running']) });
     if (key === pod.sent) return;
     const res = await request('PATCH', `/api/v1/namespaces/${pod.namespace}/pods/${pod.name}/status`, { status }, { contentType: 'application/strategic-merge-patch+json' });
     if (res.status < 300 || res.status === 404) pod.sent = key;
@@ -183,9 +186,32 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
     await forward(cluster, pod.namespace, pod.name, ports.map((p) => ({ port: p, target: { address: pod.address, port: p } })));
   };
 
-  const startContainer = async (pod: PodState, state: ContainerState, podObject: Values) => {
+  /** The environment a container runs with: its own, then what every pod gets. */
+  const environment = async (pod: PodState, state: ContainerState, podObject: Values) => ({
+    ...(await containerEnv(cluster, podObject, state.spec)),
+    KUBERNETES_SERVICE_HOST: NODE_IP,
+    KUBERNETES_SERVICE_PORT: apiPort,
+    HOSTNAME: pod.name,
+    ...state.run!.env,
+  });
+
+  /**
+   * Starts one run of a container; `made` is its environment when the pod's set-up made it. A restart
+   * makes it again, and one that cannot (a Secret gone) waits as CreateContainerConfigError and tries again.
+   */
+  const startContainer = async (pod: PodState, state: ContainerState, podObject: Values, made?: Record<string, string>) => {
     if (pod.stopped || !state.run) return;
-    const env = { ...(await containerEnv(cluster, podObject, state.spec)), KUBERNETES_SERVICE_HOST: NODE_IP, KUBERNETES_SERVICE_PORT: apiPort, HOSTNAME: pod.name, ...state.run.env };
+    let env: Record<string, string>;
+    try {
+      env = made ?? (await environment(pod, state, podObject));
+    } catch (error) {
+      state.waiting = { reason: 'CreateContainerConfigError', message: (error as Error).message.slice(0, 500) };
+      log(`pod ${pod.namespace}/${pod.name}: container ${state.spec.name} not restarted: ${state.waiting.message}; again in ${SETUP_RETRY_MS} ms`);
+      void patchStatus(pod);
+      if (!pod.stopped) pod.timers.push(setTimeout(() => void startContainer(pod, state, podObject), SETUP_RETRY_MS));
+      return;
+    }
+    if (pod.stopped) return;
     const workDir = state.spec.workingDir ?? '/';
     // The kubelet expands $(VAR) in command and args from the container's environment.
     const command = state.run.argv.map((arg) => expand(arg, env));
@@ -287,19 +313,50 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
       await patchStatus(pod);
       return;
     }
+    await setUpPod(pod, object, real, 0);
+  };
+
+  /**
+   * Makes a real pod's network and root and starts its containers. A failure is reported and tried
+   * again, as the kubelet does: a volume whose Secret or ConfigMap is not there yet keeps the pod in
+   * ContainerCreating until it is (the engine creates a chart's ConfigMap and its Deployment side by
+   * side, so the pod may come first), anything else is a CreateContainerError; either is retried with
+   * a doubling back-off until the pod goes.
+   */
+  const setUpPod = async (pod: PodState, object: Values, real: ContainerState[], attempt: number): Promise<void> => {
+    if (pod.stopped) return;
+    const { namespace, name } = pod;
     try {
+      // Every container's environment first, so that none starts while another cannot.
+      const envs = new Map<ContainerState, Record<string, string>>();
+      for (const state of real) envs.set(state, await environment(pod, state, object));
       pod.net = podNetwork(pod.address);
-      pod.root = await podRoot(cluster, object, real.map((c) => c.spec), join(dir, 'fs'), options);
+      pod.root = await podRoot(cluster, object, real.map((c) => c.spec), join(pod.dir, 'fs'), options);
+      if (pod.stopped) return tearDown(pod);
       log(`pod ${namespace}/${name}: real at ${pod.address} (${real.map((c) => c.spec.name).join(', ')})`);
       // verify reaches the pod's ports through kwok's port-forward, and runs `test` in its root.
       await refreshForwards(pod, object);
       await applyObjects(cluster, [{ apiVersion: 'kwok.x-k8s.io/v1alpha1', kind: 'Exec', metadata: { name, namespace }, spec: { execs: [{ local: { workDir: pod.root.root } }] } }]);
-      for (const state of real) await startContainer(pod, state, object);
+      for (const state of real) await startContainer(pod, state, object, envs.get(state));
     } catch (error) {
-      log(`pod ${namespace}/${name}: not started: ${(error as Error).message}`);
-      for (const state of real) state.waiting = { reason: 'CreateContainerError', message: (error as Error).message.slice(0, 500) };
+      tearDown(pod);
+      pod.forwarded = '';
+      const message = (error as Error).message.slice(0, 500);
+      const reason = error instanceof VolumeNotReady ? 'ContainerCreating' : error instanceof ConfigNotReady ? 'CreateContainerConfigError' : 'CreateContainerError';
+      const wait = Math.min(SETUP_RETRY_MS * 2 ** attempt, MAX_SETUP_RETRY_MS);
+      log(`pod ${namespace}/${name}: not started (${reason}): ${message}; again in ${wait} ms`);
+      for (const state of real) state.waiting = { reason, message };
       await patchStatus(pod);
+      if (!pod.stopped) pod.timers.push(setTimeout(() => void setUpPod(pod, object, real, attempt + 1), wait));
     }
+  };
+
+  /** Removes a pod's root and network (each made again by the next try). */
+  const tearDown = (pod: PodState) => {
+    pod.root?.remove();
+    pod.root = null;
+    pod.net?.remove();
+    pod.net = null;
   };
 
   const stopPod = async (pod: PodState) => {
@@ -315,8 +372,7 @@ export async function startPodRuntime(cluster: TestCluster, options: PodRuntimeO
       await exited;
       clearTimeout(timer);
     }));
-    pod.root?.remove();
-    pod.net?.remove();
+    tearDown(pod);
     pods.delete(pod.uid);
   };
 
@@ -433,33 +489,47 @@ export function logTail(text: string): string {
   return tail;
 }
 
-/** A container's environment as the kubelet gives it: `envFrom`, then `env` (`value` and `valueFrom`). */
+/**
+ * A container's environment is missing a Secret, a ConfigMap or a key of one that it does not mark
+ * optional: the kubelet reports CreateContainerConfigError and tries again.
+ */
+export class ConfigNotReady extends Error {}
+
+/** A container's environment as the kubelet makes it: envFrom, then env in order, `$(VAR)` expanded. */
 export async function containerEnv(cluster: TestCluster, pod: Values, container: Values): Promise<Record<string, string>> {
   const namespace: string = pod.metadata.namespace;
   const cache = new Map<string, Values | null>();
-  const object = async (kind: 'secrets' | 'configmaps', name: string): Promise<Values | null> => {
+  const object = async (kind: 'secret' | 'configmap', name: string, optional: boolean | undefined): Promise<Values | null> => {
     const key = `${kind}/${name}`;
     if (!cache.has(key)) {
-      const res = await cluster.request('GET', `/api/v1/namespaces/${namespace}/${kind}/${name}`);
+      const res = await cluster.request('GET', `/api/v1/namespaces/${namespace}/${kind}s/${name}`);
+      if (res.status !== 200 && res.status !== 404) throw new ConfigNotReady(`${kind} "${name}": ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
       cache.set(key, res.status === 200 ? (res.body as Values) : null);
     }
-    return cache.get(key)!;
+    const found = cache.get(key)!;
+    if (!found && !optional) throw new ConfigNotReady(`${kind} "${name}" not found`);
+    return found;
   };
   const dataOf = (o: Values | null, secret: boolean): Record<string, string> =>
     Object.fromEntries(Object.entries(o?.data ?? {}).map(([k, v]) => [k, secret ? Buffer.from(String(v), 'base64').toString('utf8') : String(v)]));
+  const keyOf = async (kind: 'secret' | 'configmap', ref: Values): Promise<string | undefined> => {
+    const value = dataOf(await object(kind, ref.name, ref.optional), kind === 'secret')[ref.key];
+    if (value === undefined && !ref.optional) throw new ConfigNotReady(`couldn't find key ${ref.key} in ${kind === 'secret' ? 'Secret' : 'ConfigMap'} ${namespace}/${ref.name}`);
+    return value;
+  };
   const env: Record<string, string> = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
   for (const from of (container.envFrom ?? []) as Values[]) {
-    const data = from.configMapRef ? dataOf(await object('configmaps', from.configMapRef.name), false) : from.secretRef ? dataOf(await object('secrets', from.secretRef.name), true) : {};
+    const data = from.configMapRef ? dataOf(await object('configmap', from.configMapRef.name, from.configMapRef.optional), false) : from.secretRef ? dataOf(await object('secret', from.secretRef.name, from.secretRef.optional), true) : {};
     for (const [k, v] of Object.entries(data)) env[`${from.prefix ?? ''}${k}`] = v;
   }
   for (const item of (container.env ?? []) as Values[]) {
     if (item.value !== undefined) env[item.name] = expand(String(item.value), env);
     else if (item.valueFrom?.fieldRef) env[item.name] = fieldValue(pod, item.valueFrom.fieldRef.fieldPath);
     else if (item.valueFrom?.secretKeyRef) {
-      const value = dataOf(await object('secrets', item.valueFrom.secretKeyRef.name), true)[item.valueFrom.secretKeyRef.key];
+      const value = await keyOf('secret', item.valueFrom.secretKeyRef);
       if (value !== undefined) env[item.name] = value;
     } else if (item.valueFrom?.configMapKeyRef) {
-      const value = dataOf(await object('configmaps', item.valueFrom.configMapKeyRef.name), false)[item.valueFrom.configMapKeyRef.key];
+      const value = await keyOf('configmap', item.valueFrom.configMapKeyRef);
       if (value !== undefined) env[item.name] = value;
     } else if (item.valueFrom?.resourceFieldRef) env[item.name] = '1';
     else env[item.name] = '';
