@@ -21,16 +21,14 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createNodes, createTestStack, startCluster, type TestCluster, type TestStack } from '@app-serving/test-cluster';
+import { startCluster, type TestCluster, type TestStack } from '@app-serving/test-cluster';
 import type { EndpointPlan } from '@app-serving/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { appServingProgram } from '../../src/program.ts';
-import { prerequisites } from './suite.ts';
+import { expectNoChange, stackOnCluster, upAsPlanned } from './suite.ts';
 import {
   MODELS_DIR,
   appServing,
-  clusterShape,
   deployedProblems,
   diffVerdict,
   endpointObjects,
@@ -94,13 +92,8 @@ describe('the stack endpoint (class istio), deployed by the real engine', () => 
     const endpoint = endpointOf(base);
     expect(endpoint.class).toBe('istio');
     expect(endpoint.models.map((m) => m.model).sort()).toEqual(base.plan.models.map((m) => m.name).sort());
-    await createNodes(cluster, clusterShape(base.plan, base.name));
-    await prerequisites(cluster, base);
-    stack = await createTestStack({ cluster, stackName: base.name, config: base.config, secrets: base.secrets, program: () => appServingProgram(base.modelsDir) });
-    const up = await stack.up();
-    created = up.result.summary.resourceChanges?.create ?? 0;
-    expect(up.result.summary.result).toBe('succeeded');
-    expect(await deployedProblems(cluster, base.plan)).toEqual([]);
+    stack = await stackOnCluster(cluster, base);
+    ({ created } = await upAsPlanned(cluster, stack, base));
     // One route per model on the shared Gateway, each with a grant in its model's namespace.
     const routes = (await cluster.request('GET', `/apis/gateway.networking.k8s.io/v1/namespaces/${endpoint.namespace}/httproutes`)).body.items.map((r: any) => r.metadata.name).sort();
     expect(routes).toEqual(endpoint.manifests.routes.map((r: any) => r.httpRoute.metadata.name).sort());
@@ -111,11 +104,7 @@ describe('the stack endpoint (class istio), deployed by the real engine', () => 
     expect(verify.passed).toContain('Qwen3-0.6B/adapters');
   }, 1_200_000);
 
-  it('no-op: a second up changes nothing', async () => {
-    const again = await stack.up();
-    expect(again.result.summary.resourceChanges).toEqual({ same: expect.any(Number) });
-    expect(again.result.summary.resourceChanges?.same).toBeGreaterThanOrEqual(created);
-  }, 600_000);
+  it('no-op: a second up changes nothing', () => expectNoChange(stack, created), 600_000);
 
   it("a model leaves the endpoint: diff and the engine agree — its route and grant are deleted, the endpoint's list and grants updated, nothing of any model", async () => {
     const changed = writeStack(embedderLeaves);

@@ -58,6 +58,32 @@ export async function prerequisites(cluster: TestCluster, sut: StackUnderTest): 
 }
 
 /**
+ * A stack under test made ready to deploy on `cluster`: kwok nodes shaped from its plan, what it
+ * expects of the cluster ({@link prerequisites}), and its Pulumi stack running the app's own program.
+ * Returned before any `up`, so that the caller holds it (and removes it) whatever the up does.
+ */
+export async function stackOnCluster(cluster: TestCluster, sut: StackUnderTest): Promise<TestStack> {
+  await createNodes(cluster, clusterShape(sut.plan, sut.name));
+  await prerequisites(cluster, sut);
+  return createTestStack({ cluster, stackName: sut.name, config: sut.config, secrets: sut.secrets, program: () => appServingProgram(sut.modelsDir) });
+}
+
+/** The first `up` of a stack: it succeeds and every object of the plan is in the cluster as planned. Returns the up and how many resources it created. */
+export async function upAsPlanned(cluster: TestCluster, stack: TestStack, sut: StackUnderTest): Promise<{ up: Awaited<ReturnType<TestStack['up']>>; created: number }> {
+  const up = await stack.up();
+  expect(up.result.summary.result).toBe('succeeded');
+  expect(await deployedProblems(cluster, sut.plan)).toEqual([]);
+  return { up, created: up.result.summary.resourceChanges?.create ?? 0 };
+}
+
+/** A second `up` changes nothing (no perpetual diff from a chart, a transform or a secret). */
+export async function expectNoChange(stack: TestStack, created: number): Promise<void> {
+  const again = await stack.up();
+  expect(again.result.summary.resourceChanges).toEqual({ same: expect.any(Number) });
+  expect(again.result.summary.resourceChanges?.same).toBeGreaterThanOrEqual(created);
+}
+
+/**
  * The deploys of the example stacks on one set, into a control plane holding the set's CRDs.
  * `test/deploy/<set>.test.ts` runs it: a file per set, so the sets deploy side by side (vitest runs
  * files in parallel, one inline Pulumi program per process; a file per stack would cost a control
@@ -82,17 +108,13 @@ export function describeDeploys(upstream: Upstream): void {
 
       it('up: every object the plan names is in the cluster, placed as planned, Ready; verify passes', async () => {
         sut = stackUnderTest(path, { kubeconfig: cluster.kubeconfigPath });
-        await createNodes(cluster, clusterShape(sut.plan, sut.name));
-        await prerequisites(cluster, sut);
-        stack = await createTestStack({ cluster, stackName: sut.name, config: sut.config, secrets: sut.secrets, program: () => appServingProgram(sut.modelsDir) });
-        const up = await stack.up();
-        created = up.result.summary.resourceChanges?.create ?? 0;
-        expect(up.result.summary.result).toBe('succeeded');
+        stack = await stackOnCluster(cluster, sut);
+        const first = await upAsPlanned(cluster, stack, sut);
+        created = first.created;
         // The provider built here is older than the one @pulumi/kubernetes asks for: the engine warns and
         // goes on. If that warning ever turns into an error, this up fails.
-        expect(up.output).toContain(`expected to have version >=`);
-        expect(up.output).toContain(KUBERNETES_PROVIDER.pluginVersion);
-        expect(await deployedProblems(cluster, sut.plan)).toEqual([]);
+        expect(first.up.output).toContain(`expected to have version >=`);
+        expect(first.up.output).toContain(KUBERNETES_PROVIDER.pluginVersion);
 
         const verify = await verifyDeployed(cluster, sut);
         expect({ failing: verify.failing, stderr: verify.stderr }).toEqual({ failing: [], stderr: '' });
@@ -102,11 +124,7 @@ export function describeDeploys(upstream: Upstream): void {
         expect(verify.passed.filter((check) => check.endsWith('/adapters')).sort()).toEqual(withAdapters.sort());
       }, 900_000);
 
-      it('no-op: a second up changes nothing', async () => {
-        const again = await stack.up();
-        expect(again.result.summary.resourceChanges).toEqual({ same: expect.any(Number) });
-        expect(again.result.summary.resourceChanges?.same).toBeGreaterThanOrEqual(created);
-      }, 600_000);
+      it('no-op: a second up changes nothing', () => expectNoChange(stack, created), 600_000);
 
       it('destroy: nothing of the stack is left in the cluster', async () => {
         await stack.destroy();
