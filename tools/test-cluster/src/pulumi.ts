@@ -150,6 +150,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
   const run = async <R>(what: string, operation: (hooks: { onOutput: (s: string) => void; onEvent: (e: EngineEvent) => void }) => Promise<R>): Promise<OperationResult<R>> => {
     let output = '';
     const events: EngineEvent[] = [];
+    await warmOpenApi(options.cluster);
     try {
       const result = await operation({ onOutput: (s) => (output += s), onEvent: (e) => events.push(e) });
       return { result, output, events };
@@ -177,6 +178,19 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
       rmSync(workDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Has the API server build its OpenAPI v2 document before the engine runs. The Kubernetes provider
+ * reads it to check every object, with a client timeout of 32 s it does not let us change; the API
+ * server builds it on the first request after CRDs change (hundreds of schemas with the sets' CRDs),
+ * and at load 40 in CI that took longer: the up failed with "configured Kubernetes cluster is
+ * unreachable: unable to load schema information from the API server … Client.Timeout exceeded".
+ * Asked here with a generous timeout, it is built once and served from the API server's cache.
+ * A failure is left to the engine to report.
+ */
+export async function warmOpenApi(cluster: Pick<TestCluster, 'request'>, timeoutMs = 600_000): Promise<void> {
+  await cluster.request('GET', '/openapi/v2', undefined, { timeoutMs }).catch(() => undefined);
 }
 
 /** The resource steps of a preview's events (one per resource the engine planned). */
