@@ -201,9 +201,15 @@ describe('the example stack moved to the 2026-08 set', () => {
     // spec (the ExternalName moved from Istio's host to Envoy Gateway's by the step before), which a
     // second up converges; said here, and in the run's output, until its cause is found.
     const changes = async () => (await stack.preview()).steps.filter((s) => s.op !== 'same').map((s) => [s.op, s.urn.split('::').pop(), s.diffs]);
-    const first = await changes();
+    const preview = await stack.preview();
+    const first = preview.steps.filter((s) => s.op !== 'same').map((s) => [s.op, s.urn.split('::').pop(), s.diffs]);
     if (first.length > 0) {
-      console.warn(`the stack behind Envoy Gateway was not converged after its up (open finding): ${JSON.stringify(first)}; up again`);
+      // What the engine would change, in full: the paths of its detailed diff, and the old and new inputs and outputs' spec.
+      const detail = preview.events
+        .map((e) => e.resourcePreEvent?.metadata)
+        .filter((m) => m && m.op !== 'same')
+        .map((m) => ({ urn: m!.urn, detailedDiff: m!.detailedDiff, old: { inputs: m!.old?.inputs?.spec, outputs: m!.old?.outputs?.spec }, new: { inputs: m!.new?.inputs?.spec } }));
+      console.warn(`the stack behind Envoy Gateway was not converged after its up (open finding): ${JSON.stringify(first)}; in detail: ${JSON.stringify(detail)}; up again`);
       expect(first.map(([op, name]) => [op, name])).toEqual([['update', expect.stringMatching(/-gateway-alias$/)]]);
       expect((await stack.up()).result.summary.result).toBe('succeeded');
     }
