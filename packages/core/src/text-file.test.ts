@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +105,19 @@ describe('the one bounded file reader (readBoundedFileSync, readBoundedFile)', (
     expect(() => readBoundedFileSync(join(dir, name), 1024)).toThrow(FileLimitError);
     expect(() => readBoundedFileSync(join(dir, name), 1024)).toThrow(message);
     await expect(readBoundedFile(join(dir, name), 1024)).rejects.toThrow(message);
+  });
+
+  it('judges each file by its own file system, also after files of another were read (the answer is kept per device)', () => {
+    const at = (name: string) => (name.startsWith('/') ? name : join(dir, name));
+    const order = ['ok', 'proc', 'ok', '/sys/kernel/mm/transparent_hugepage/enabled', 'proc', 'ok'].filter((name) => existsSync(at(name)));
+    const outcomes = order.map((name) => {
+      try {
+        return readBoundedFileSync(at(name), 1 << 20).toString();
+      } catch (error) {
+        return (error as Error).message.replace(/ \(.*/, '');
+      }
+    });
+    expect(outcomes).toEqual(order.map((name) => (name === 'ok' ? 'abc' : name === 'proc' ? 'is a file of /proc, not a file on disk' : 'is a file of /sys, not a file on disk')));
   });
 
   it('readTextFile: a FIFO or a device is a problem, not a hang; a missing file throws its code', () => {

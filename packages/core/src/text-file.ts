@@ -89,15 +89,29 @@ export function fileKind(stats: Stats): string {
   return 'not a file';
 }
 
-/** The problem of a file that is not a regular file on disk, or null. */
-function kindProblem(path: string, stats: Stats): FileLimitError | null {
-  if (!stats.isFile()) return new FileLimitError(`is not a regular file (${fileKind(stats)}): give the path of a file`, 'not-a-file');
+/**
+ * The type of the file system each device holds (`statfs`'s `f_type`), asked once per device: a
+ * device number names one mounted file system, so every file of it shares the answer (a plan reads
+ * a hundred values files of one disk). Undefined where statfs failed.
+ */
+const fileSystemTypes = new Map<number, number | undefined>();
+
+function fileSystemType(path: string, device: number): number | undefined {
+  if (fileSystemTypes.has(device)) return fileSystemTypes.get(device);
   let type: number | undefined;
   try {
     type = Number(statfsSync(path).type);
   } catch {
     type = undefined;
   }
+  fileSystemTypes.set(device, type);
+  return type;
+}
+
+/** The problem of a file that is not a regular file on disk, or null. */
+function kindProblem(path: string, stats: Stats): FileLimitError | null {
+  if (!stats.isFile()) return new FileLimitError(`is not a regular file (${fileKind(stats)}): give the path of a file`, 'not-a-file');
+  const type = fileSystemType(path, stats.dev);
   const pseudo = type === undefined ? undefined : PSEUDO_FILE_SYSTEMS.get(type);
   if (pseudo) return new FileLimitError(`is a file of ${pseudo}, not a file on disk (its size says nothing of what reading it returns): give the path of a file`, 'pseudo-file');
   return null;
