@@ -105,6 +105,12 @@ export const PULUMI_TIMEOUT_ANNOTATION = 'pulumi.com/timeoutSeconds';
  * is immediate and certain, and the provider's await of it sometimes missed the Bound claim on a
  * loaded cluster and stalled `up` for its fixed 5 minutes. The pull Job that mounts the claim is
  * awaited as before.
+ *
+ * Set too on the gateway alias (an ExternalName Service): there is nothing to await, and the
+ * provider's Service await (v4.24) answers with the first object its shared informer replays, which
+ * may be the Service from before the update — the new `externalName` was applied, but the state kept
+ * the old one as the output, and the next preview planned an update of `spec` (in about half the runs
+ * of the deploy tier's move behind Envoy Gateway). Not awaited, the output is the apply's own answer.
  * @see https://www.pulumi.com/registry/packages/kubernetes/api-docs/core/v1/persistentvolumeclaim/
  */
 export const PULUMI_SKIP_AWAIT_ANNOTATION = 'pulumi.com/skipAwait';

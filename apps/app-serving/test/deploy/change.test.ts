@@ -196,24 +196,16 @@ describe('the example stack moved to the 2026-08 set', () => {
     git('add', '-A');
     git('commit', '-q', '-m', 'envoy');
     base = envoy;
-    // The stack behind Envoy Gateway is converged (a preview of it changes nothing): what follows is the adapter's alone.
-    // Open finding: in 2 of 5 runs the engine then planned an update of the gateway alias Service's
-    // spec (the ExternalName moved from Istio's host to Envoy Gateway's by the step before), which a
-    // second up converges; said here, and in the run's output, until its cause is found.
-    const changes = async () => (await stack.preview()).steps.filter((s) => s.op !== 'same').map((s) => [s.op, s.urn.split('::').pop(), s.diffs]);
+    // The stack behind Envoy Gateway is converged (a preview of it changes nothing): what follows is
+    // the adapter's alone. This found the gateway alias recorded with its Istio host after the up had
+    // moved it to Envoy Gateway's (in about half the runs; PULUMI_SKIP_AWAIT_ANNOTATION in core says why): on
+    // failure, the engine's detailed diff and the old and new spec of each step say what drifted.
     const preview = await stack.preview();
-    const first = preview.steps.filter((s) => s.op !== 'same').map((s) => [s.op, s.urn.split('::').pop(), s.diffs]);
-    if (first.length > 0) {
-      // What the engine would change, in full: the paths of its detailed diff, and the old and new inputs and outputs' spec.
-      const detail = preview.events
-        .map((e) => e.resourcePreEvent?.metadata)
-        .filter((m) => m && m.op !== 'same')
-        .map((m) => ({ urn: m!.urn, detailedDiff: m!.detailedDiff, old: { inputs: m!.old?.inputs?.spec, outputs: m!.old?.outputs?.spec }, new: { inputs: m!.new?.inputs?.spec } }));
-      console.warn(`the stack behind Envoy Gateway was not converged after its up (open finding): ${JSON.stringify(first)}; in detail: ${JSON.stringify(detail)}; up again`);
-      expect(first.map(([op, name]) => [op, name])).toEqual([['update', expect.stringMatching(/-gateway-alias$/)]]);
-      expect((await stack.up()).result.summary.result).toBe('succeeded');
-    }
-    expect(await changes()).toEqual([]);
+    const steps = preview.events
+      .map((e) => e.resourcePreEvent?.metadata)
+      .filter((m) => m !== undefined && m.op !== 'same')
+      .map((m) => ({ op: m!.op, urn: m!.urn, detailedDiff: m!.detailedDiff, old: { inputs: m!.old?.inputs?.spec, outputs: m!.old?.outputs?.spec }, new: { inputs: m!.new?.inputs?.spec } }));
+    expect(steps).toEqual([]);
     const { diff, engine, json } = await compare({ stack: withAdapters });
     expect(sorted(engine)).toEqual(sorted(diff));
     expect([...diff.entries()].filter(([k]) => k.startsWith('kubernetes:batch/v1:Job')).map(([, v]) => v)).toEqual(['replace']);

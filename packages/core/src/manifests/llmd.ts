@@ -1,4 +1,4 @@
-import { EMBEDDINGS_SERVICE_PORT, GATEWAY_HTTP_PORT, LABEL_ROLE } from '../constants.ts';
+import { EMBEDDINGS_SERVICE_PORT, GATEWAY_HTTP_PORT, LABEL_ROLE, PULUMI_SKIP_AWAIT_ANNOTATION } from '../constants.ts';
 import { commonLabels } from './common.ts';
 import { RESOURCE_TYPES } from './types.ts';
 
@@ -42,7 +42,8 @@ export function gatewayAliasManifest(args: { name: string; namespace: string; sl
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name: args.name, namespace: args.namespace, labels: commonLabels(args.slug) },
+    // Nothing to await (PULUMI_SKIP_AWAIT_ANNOTATION says why it matters for this Service).
+    metadata: { name: args.name, namespace: args.namespace, labels: commonLabels(args.slug), annotations: { [PULUMI_SKIP_AWAIT_ANNOTATION]: 'true' } },
     spec: {
       type: 'ExternalName',
       externalName: args.gatewayHost,
