@@ -92,20 +92,21 @@ export function fileKind(stats: Stats): string {
 /**
  * The type of the file system each device holds (`statfs`'s `f_type`), asked once per device: a
  * device number names one mounted file system, so every file of it shares the answer (a plan reads
- * a hundred values files of one disk). Undefined where statfs failed.
+ * a hundred values files of one disk). Undefined where statfs failed; a failure is not kept, so the
+ * next file of the device asks again.
  */
-const fileSystemTypes = new Map<number, number | undefined>();
+const fileSystemTypes = new Map<number, number>();
 
 function fileSystemType(path: string, device: number): number | undefined {
-  if (fileSystemTypes.has(device)) return fileSystemTypes.get(device);
-  let type: number | undefined;
+  const known = fileSystemTypes.get(device);
+  if (known !== undefined) return known;
   try {
-    type = Number(statfsSync(path).type);
+    const type = Number(statfsSync(path).type);
+    fileSystemTypes.set(device, type);
+    return type;
   } catch {
-    type = undefined;
+    return undefined;
   }
-  fileSystemTypes.set(device, type);
-  return type;
 }
 
 /** The problem of a file that is not a regular file on disk, or null. */
