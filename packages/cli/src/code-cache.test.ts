@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, CLI_ROOT } from '../test/run-cli.ts';
-import { codeCacheDir, commandKey } from './code-cache.ts';
+import { codeCacheDir, commandKey, OPTIMIZATION_BUDGET, raiseOptimizationBudget } from './code-cache.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'app-serving-code-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -21,6 +21,24 @@ function cacheFiles(dir: string): Map<string, string> {
   walk(dir);
   return files;
 }
+
+describe("V8's optimization budget for a short command", () => {
+  it("is raised to 8× V8's on Node 20", () => {
+    const set: string[] = [];
+    expect(raiseOptimizationBudget([], {}, 'v20.20.2', (flags) => set.push(flags))).toBe(true);
+    expect(set).toEqual([`--interrupt-budget=${8 * 67_584}`]);
+    expect(OPTIMIZATION_BUDGET).toBe(540_672);
+  });
+
+  it('is left as the user set it (node\'s arguments or NODE_OPTIONS), and on other Node versions', () => {
+    const set: string[] = [];
+    const never = (flags: string) => set.push(flags);
+    expect(raiseOptimizationBudget(['--interrupt-budget=1000'], {}, 'v20.20.2', never)).toBe(false);
+    expect(raiseOptimizationBudget([], { NODE_OPTIONS: '--max-old-space-size=4096 --interrupt_budget=1000' }, 'v20.20.2', never)).toBe(false);
+    expect(raiseOptimizationBudget([], {}, 'v22.12.0', never)).toBe(false);
+    expect(set).toEqual([]);
+  });
+});
 
 describe('where the code cache lives', () => {
   it('APP_SERVING_CODE_CACHE moves it or turns it off; else XDG_CACHE_HOME, else ~/.cache', () => {
