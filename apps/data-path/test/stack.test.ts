@@ -179,10 +179,10 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
     });
     removeTypoWeights = provideWeights(withTypo.plan, { smollm2: tier.tools.vllm.chatModelDir });
     await stack.setConfig(withTypo.config);
-    // pulumi up waits for the model's Deployment (readyTimeout: 3m), then fails.
+    // pulumi up waits for the model's Deployment (readyTimeout: 30s), then fails.
     await expect(stack.up()).rejects.toThrow(/server-smollm2-typo/);
-    // The pod has failed at least once (vLLM's import alone took minutes at load 46, past the up's
-    // readyTimeout, and verify then saw a first run still under way).
+    // Then the pod has failed at least once (vLLM's import alone took minutes at load 46, past any
+    // such timeout, and verify then saw a first run still under way): waited for here.
     const typo = withTypo.plan.models.find((m) => m.name === 'SmolLM2-typo')!;
     const crashedUntil = Date.now() + 900_000;
     for (;;) {
