@@ -113,17 +113,20 @@ function nxUntilDeadline(args) {
   });
 }
 
-// The data-path tier is the longest project by far (about 25 minutes, one test file at a time, each
-// starting vLLM), and Nx starts at most 3 tasks at once, in its own order: it started the tier last,
-// after two thirds of the run. So the builds run first, then the tier starts at once beside the
-// other projects (which keep Nx's 3 at a time). Given arguments (`npm test -- -p core`), one Nx run as asked.
+// The data-path tier is the longest project (one test file at a time, each starting vLLM), and Nx
+// starts at most 3 tasks at once, in its own order: it started the tier last, after two thirds of
+// the run. So the builds run first, then the tier starts at once beside the other projects, and
+// those run one at a time: on 2 cores the tests are CPU-bound (each project alone, one after the
+// other, 2026-12-06: 27.8 CPU-minutes in 22.3 minutes; docs/testing.md), and three projects beside
+// the tier only made each slower — the whole run took 26 minutes with Nx's 3, longer than one
+// project after another. Given arguments (`npm test -- -p core`), one Nx run as asked.
 const LONGEST = '@app-serving/data-path-tier';
 const split = process.argv.length === 2 && projects.includes(LONGEST);
 let run;
 if (split) {
   const built = spawnSync(nx, ['run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, env, stdio: 'inherit' });
   const [others, tier] = await Promise.all([
-    nxUntilDeadline(['run-many', '-t', 'test', '--outputStyle=static', '--excludeTaskDependencies', `--exclude=${LONGEST}`]),
+    nxUntilDeadline(['run-many', '-t', 'test', '--outputStyle=static', '--excludeTaskDependencies', '--parallel=1', `--exclude=${LONGEST}`]),
     nxUntilDeadline(['run', `${LONGEST}:test`, '--outputStyle=static', '--excludeTaskDependencies']),
   ]);
   run = { status: built.status !== 0 || others.status !== 0 || tier.status !== 0 ? 1 : 0, timedOut: others.timedOut || tier.timedOut };
