@@ -33,7 +33,6 @@ import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdi
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 
 /**
@@ -53,7 +52,8 @@ export function raiseOptimizationBudget(
   execArgv: readonly string[] = process.execArgv,
   env: NodeJS.ProcessEnv = process.env,
   version: string = process.version,
-  setFlags: (flags: string) => void = setFlagsFromString,
+  // node:v8 loaded only here, where it is used (Node 20), not by every run on other versions.
+  setFlags: (flags: string) => void = (flags) => process.getBuiltinModule('node:v8').setFlagsFromString(flags),
 ): boolean {
   if (!/^v20\./.test(version)) return false;
   if ([...execArgv, env.NODE_OPTIONS ?? ''].some((arg) => /interrupt[-_]budget/.test(arg))) return false;
