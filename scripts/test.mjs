@@ -48,7 +48,8 @@ if (upstream.status !== 0 && !upstream.stdout.trim()) {
 //   tools/data-path/envoy-gateway.mjs  the Envoy Gateway controller, then (the same Kubernetes,
 //                  … epp.mjs           controller-runtime and gRPC modules: compiled once) GAIE's
 //                                      endpoint picker and body-based router
-//   tools/data-path/vllm.mjs           vLLM on the CPU (PyPI), its chat and embedding models and a LoRA adapter
+//   tools/data-path/bytecode.mjs       vLLM on the CPU (PyPI; vllm.mjs), its chat and embedding models and a
+//                                      LoRA adapter, then its venv compiled to bytecode
 const builds = [
   { what: 'the test control plane', argv: [['tools/test-cluster/build.mjs']] },
   { what: 'Helm', argv: [['tools/test-cluster/helm.mjs']] },
@@ -57,7 +58,7 @@ const builds = [
   { what: 'the Kubernetes provider', argv: [['tools/pulumi/build.mjs', 'provider']] },
   { what: 'Envoy', argv: [['tools/data-path/envoy.mjs']] },
   { what: 'Envoy Gateway and the endpoint picker', argv: [['tools/data-path/envoy-gateway.mjs'], ['tools/data-path/epp.mjs']] },
-  { what: 'vLLM and its models', argv: [['tools/data-path/vllm.mjs']] },
+  { what: 'vLLM and its models', argv: [['tools/data-path/bytecode.mjs']] },
 ];
 const started = Date.now();
 const problems = [];

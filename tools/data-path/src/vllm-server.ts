@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureVllm, VLLM_CPU_ENV, VLLM_SERVER_MODULE } from '../vllm.mjs';
+import { ensureCompiledVllm } from '../bytecode.mjs';
+import { VLLM_CPU_ENV, VLLM_SERVER_MODULE } from '../vllm.mjs';
 
 export interface VllmServerOptions {
   /** The model folder (`--model`). */
@@ -71,7 +72,7 @@ const PDEATHSIG = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeat
 
 /** Starts vLLM and resolves when `/health` answers 200; rejects with the end of its log when it exits first or the guard runs out. */
 export async function startVllm(options: VllmServerOptions): Promise<VllmServer> {
-  const python = options.python ?? ensureVllm().python;
+  const python = options.python ?? ensureCompiledVllm().python;
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? (await freePort(host));
   const argv = [python, '-m', VLLM_SERVER_MODULE, '--model', options.model, '--host', host, '--port', String(port), ...(options.args ?? [])];
