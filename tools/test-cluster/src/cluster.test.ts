@@ -1,5 +1,6 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type TestCluster } from './cluster.ts';
+import { TEST_GOGC, startCluster, type TestCluster } from './cluster.ts';
 import { OUTCOME_ANNOTATION } from './kwok.ts';
 import { applyObjects, createNodes, waitFor } from './objects.ts';
 
@@ -50,6 +51,28 @@ describe('the test control plane', () => {
     expect((await cluster.request('GET', '/api/v1/namespaces/smoke/pods', undefined, { user: 'nobody' })).status).toBe(403);
     const mine = cluster.mutations().filter((e) => e.user === 'admin' && e.namespace === 'smoke');
     expect(mine.map((e) => `${e.verb} ${e.resource}/${e.name}`)).toContain('patch pods/tolerates');
+  });
+});
+
+describe('what the control plane costs (CPU is what a test run on 2 cores is short of)', () => {
+  /** The processes that run in the cluster's folder (its control plane), by command name. */
+  const controlPlane = () =>
+    readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid))
+      .flatMap((pid) => {
+        try {
+          if (readlinkSync(`/proc/${pid}/cwd`) !== cluster.dir) return [];
+          const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+          return [{ name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), gogc: environ.find((e) => e.startsWith('GOGC='))?.slice(5) }];
+        } catch {
+          return []; // gone, or not ours to read
+        }
+      });
+
+  it(`its Go programs collect garbage at GOGC=${TEST_GOGC}`, () => {
+    const processes = controlPlane().filter((p) => p.name !== 'setpriv');
+    expect(processes.map((p) => p.name).sort()).toEqual(expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller', 'kube-scheduler', 'kwok']));
+    expect(processes.filter((p) => p.gogc !== TEST_GOGC)).toEqual([]);
   });
 });
 
