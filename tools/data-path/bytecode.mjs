@@ -53,10 +53,13 @@ export function ensureBytecode(python, { env = process.env, log = stderrLog } = 
   });
 }
 
-/** {@link ensureVllm}, its venv compiled: what the tests use. */
+/**
+ * {@link ensureVllm}, its venv compiled: what the tests use. A folder given by APP_SERVING_VLLM is
+ * someone else's (maybe read-only) and is used as it is.
+ */
 export function ensureCompiledVllm(options = {}) {
   const paths = ensureVllm(options);
-  ensureBytecode(paths.python, options);
+  if (!(options.env ?? process.env).APP_SERVING_VLLM) ensureBytecode(paths.python, options);
   return paths;
 }
 
