@@ -69,7 +69,7 @@ describe('the code cache of the built command', () => {
     expect(first).toEqual(plain);
     const files = cacheFiles(dir);
     const names = [...files.keys()];
-    expect(names.some((n) => /^context-.*\.validate\.[0-9a-f]{20}\.bin$/.test(n)), names.join(' ')).toBe(true);
+    expect(names.some((n) => /^context-.*\.validate\.[0-9a-f]{8}\.bin$/.test(n)), names.join(' ')).toBe(true);
     expect(names.every((n) => n.includes('.validate.'))).toBe(true);
     for (const file of files.values()) expect(statSync(file).mode & 0o077, file).toBe(0);
 
@@ -98,7 +98,7 @@ describe('the code cache of the built command', () => {
     const folder = join(files.get(context)!, '..');
     // An earlier build's chunk (no longer in the bundle) and an earlier content of this one.
     writeFileSync(join(folder, 'gone-AbCdEf12.validate.0123456789abcdef0123.bin'), 'x');
-    writeFileSync(join(folder, context.replace(/\.[0-9a-f]{20}\.bin$/, '.ffffffffffffffffffff.bin')), 'x');
+    writeFileSync(join(folder, context.replace(/\.[0-9a-f]{8}\.bin$/, '.ffffffff.bin')), 'x');
     rmSync(files.get(context)!);
     await cli(STACK, { env: { APP_SERVING_CODE_CACHE: dir } });
     expect([...cacheFiles(dir).keys()].sort()).toEqual([...files.keys()].sort());

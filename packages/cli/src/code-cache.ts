@@ -17,9 +17,13 @@
  * - every folder from the cache's root down to the files is a real folder (no symbolic link),
  *   owned by the user running the command and writable by nobody else; the file too (opened
  *   without following a link, checked on the open descriptor). Anything else: no cache this run.
- * - each file starts with a header: a magic string, the SHA-256 of the source it was made from and
- *   the SHA-256 of the V8 data that follows. A file whose source or data hash does not match is
- *   not given to V8: it is written again after the run.
+ * - each file starts with a header: a magic string, the CRC-32 of the source it was made from and
+ *   the CRC-32 of the V8 data that follows. A file whose source or data checksum does not match is
+ *   not given to V8: it is written again after the run. A checksum, not a cryptographic hash: it
+ *   tells a changed bundle or damaged data (any change of up to 32 bits, others but for one in
+ *   2^32), and only the user could have written a file that passed the checks above — who can run
+ *   any code anyway. SHA-256 cost every run about 2 ms of a 100 ms command (node:crypto's loading
+ *   and hashing 1.2 MB; node:zlib's CRC-32 is a fraction of both).
  *
  * Anything that goes wrong (an unwritable folder, a full disk, a damaged file) only costs the cache:
  * the command runs the same, and a partly written file is removed.
@@ -28,7 +32,6 @@
  * (rolldown's `dynamicImportInCjs: false` turns them into `require()`; a test holds the bundle to
  * it). On Node ≥ 22.1 Node's own compile cache (`module.enableCompileCache`) is used instead.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -68,9 +71,20 @@ export const OPTIMIZATION_BUDGET = 8 * 67_584;
 export const CODE_CACHE_ENV = 'APP_SERVING_CODE_CACHE';
 
 /** The first bytes of every cache file (the format's version is in it). */
-const MAGIC = Buffer.from('app-serving-v8-cache-1\n');
-const HASH_BYTES = 32;
-const HEADER_BYTES = MAGIC.length + 2 * HASH_BYTES;
+const MAGIC = Buffer.from('app-serving-v8-cache-2\n');
+const HASH_BYTES = 4;
+/** A cache file's header: {@link MAGIC}, the source's checksum, the data's. */
+export const HEADER_BYTES = MAGIC.length + 2 * HASH_BYTES;
+
+/**
+ * The checksum of a cache file's header: CRC-32 (of the UTF-8 of a string), 4 bytes big-endian.
+ * node:zlib is loaded here, where it is used, not by runs without a cache.
+ */
+export function checksum(bytes: string | Buffer): Buffer {
+  const out = Buffer.alloc(HASH_BYTES);
+  out.writeUInt32BE(process.getBuiltinModule('node:zlib').crc32(bytes));
+  return out;
+}
 /** Largest cache file read: the bundle's biggest chunk gives a few hundred KB. */
 export const MAX_CACHE_FILE_BYTES = 32 * 1024 * 1024;
 /** Most folders created on the way to the cache (`~/.cache/app-serving/code-cache/node-…/…`). */
@@ -168,17 +182,17 @@ function mkdirOnce(path: string): void {
   }
 }
 
-/** A cache file's bytes: the header (magic, source hash, data hash), then V8's data. */
+/** A cache file's bytes: the header (magic, source checksum, data checksum), then V8's data. */
 export function sealCache(source: Buffer, data: Buffer): Buffer {
-  return Buffer.concat([MAGIC, source, createHash('sha256').update(data).digest(), data]);
+  return Buffer.concat([MAGIC, source, checksum(data), data]);
 }
 
-/** V8's data in a cache file, when the header holds `sourceHash` and the hash of the data that follows; else undefined. */
+/** V8's data in a cache file, when the header holds `sourceHash` and the checksum of the data that follows; else undefined. */
 export function openCache(file: Buffer, sourceHash: Buffer): Buffer | undefined {
   if (file.length <= HEADER_BYTES || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   if (!file.subarray(MAGIC.length, MAGIC.length + HASH_BYTES).equals(sourceHash)) return undefined;
   const data = file.subarray(HEADER_BYTES);
-  return createHash('sha256').update(data).digest().equals(file.subarray(MAGIC.length + HASH_BYTES, HEADER_BYTES)) ? data : undefined;
+  return checksum(data).equals(file.subarray(MAGIC.length + HASH_BYTES, HEADER_BYTES)) ? data : undefined;
 }
 
 /** Reads a cache file that is private to the user (checked on the open descriptor, no link followed), at most {@link MAX_CACHE_FILE_BYTES}. */
@@ -266,7 +280,7 @@ export function enableCodeCache(options: CodeCacheOptions): boolean {
   // and per V8 flags (V8 refuses a cache made under other flags: runs with and without a flag
   // would otherwise overwrite each other's cache every time).
   const flags = `${process.execArgv.join(' ')}\0${env.NODE_OPTIONS ?? ''}`;
-  const versionDir = join(dir, `node-${process.version}-${process.arch}`, createHash('sha1').update(`${bundleDir}\0${flags}`).digest('hex').slice(0, 12));
+  const versionDir = join(dir, `node-${process.version}-${process.arch}`, checksum(`${bundleDir}\0${flags}`).toString('hex'));
   // The folders are checked before anything is read from them; an unsafe folder means no cache.
   const usable = preparePrivateDir(dir, versionDir, currentUid(), false);
   const toWrite: { script: Script; file: string; stem: string; sourceHash: Buffer }[] = [];
@@ -276,8 +290,8 @@ export function enableCodeCache(options: CodeCacheOptions): boolean {
   proto._compile = function compileWithCache(this: CompilingModule, content: string, filename: string): unknown {
     if (dirname(filename) !== bundleDir || !filename.endsWith('.cjs')) return compile.call(this, content, filename);
     const stem = `${basename(filename, '.cjs')}.${command}.`;
-    const sourceHash = createHash('sha256').update(content).digest();
-    const file = join(versionDir, `${stem}${sourceHash.toString('hex').slice(0, 20)}.bin`);
+    const sourceHash = checksum(content);
+    const file = join(versionDir, `${stem}${sourceHash.toString('hex')}.bin`);
     const stored = usable ? readPrivateFile(file) : undefined;
     const cachedData = stored && openCache(stored, sourceHash);
     // The wrapper Node itself puts around a CommonJS file (same line numbers).

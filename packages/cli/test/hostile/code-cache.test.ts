@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sealCache } from '../../src/code-cache.ts';
+import { HEADER_BYTES, checksum, sealCache } from '../../src/code-cache.ts';
 import { CLI_ROOT, REPO_ROOT } from '../run-cli.ts';
 import { expectSafe, runCli, tempDir, type HostileResult, type OnFinished } from './harness.ts';
 
@@ -69,15 +68,15 @@ function otherCodeSameLength(): { data: Buffer; sourceHash: Buffer } {
     "if (at < 0) throw new Error('no require of output in main.cjs');",
     "content = content.slice(0, at + 12) + 'x' + content.slice(at + 13);",
     "const s = new Script(`(function (exports, require, module, __filename, __dirname) { ${content}\\n});`, { filename: file });",
-    "process.stdout.write(JSON.stringify({ data: s.createCachedData().toString('base64'), hash: require('node:crypto').createHash('sha256').update(content).digest('hex') }));",
+    "process.stdout.write(JSON.stringify({ data: s.createCachedData().toString('base64'), content }));",
   ].join('\n');
   const made = spawnSync(process.execPath, ['-e', script, file], { encoding: 'utf8' });
   expect(made.status, made.stderr).toBe(0);
-  const { data, hash } = JSON.parse(made.stdout) as { data: string; hash: string };
-  return { data: Buffer.from(data, 'base64'), sourceHash: Buffer.from(hash, 'hex') };
+  const { data, content } = JSON.parse(made.stdout) as { data: string; content: string };
+  return { data: Buffer.from(data, 'base64'), sourceHash: checksum(content) };
 }
 
-const mainSourceHash = () => createHash('sha256').update(readFileSync(join(BUNDLE, 'main.cjs'), 'utf8')).digest();
+const mainSourceHash = () => checksum(readFileSync(join(BUNDLE, 'main.cjs'), 'utf8'));
 
 describe.concurrent('a hostile or damaged code cache', { timeout: 600_000 }, () => {
   // Offsets from the end of the file's header into V8's data: its own header, the middle, the end.
@@ -93,7 +92,7 @@ describe.concurrent('a hostile or damaged code cache', { timeout: 600_000 }, () 
       for (const file of cacheFiles(dir).values()) {
         const bytes = readFileSync(file);
         // The cache's own header (if any) stays: the damage is in what V8 would read.
-        const header = bytes.subarray(0, 21).toString('latin1') === 'app-serving-v8-cache-' ? bytes.indexOf('\n') + 1 + 64 : 0;
+        const header = bytes.subarray(0, 21).toString('latin1') === 'app-serving-v8-cache-' ? HEADER_BYTES : 0;
         const start = header + at(bytes.length - header);
         for (let i = start; i < start + 8 && i < bytes.length; i += 1) bytes[i] = bytes[i]! ^ 0xa5;
         writeFileSync(file, bytes);
