@@ -129,7 +129,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('a KServe v0.20 model wit
 
   it('verify passes through the real chain: chat, streaming, completions, refuses-anonymous', async () => {
     const run = await appServing(
-      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s'],
+      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s', '--wait', '5m'],
       { env: { APP_SERVING_VERIFY_TOKEN: `ci:${key('ci')}` } },
     );
     const report = JSON.parse(run.stdout || 'null');

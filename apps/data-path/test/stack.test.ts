@@ -74,8 +74,11 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
   });
 
   it('verify passes through the real chain: chat, streaming, completions, embeddings, latency, refuses-anonymous', async () => {
+    // --wait, as after any `up`: the gateway's proxy is Envoy Gateway's Deployment, made by its
+    // controller outside the stack, so `up` does not wait for it (with vLLM starting in 23 s instead
+    // of 40, verify once ran while the proxy was still not Ready).
     const run = await appServing(
-      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s', '--load', '4', '--concurrency', '2'],
+      ['verify', '--stack', sut.file, '--models-dir', sut.modelsDir, '--kubeconfig', tier.cluster.kubeconfigPath, '--json', '--timeout', '120s', '--deadline', '600s', '--wait', '5m', '--load', '4', '--concurrency', '2'],
       { env: { APP_SERVING_VERIFY_TOKEN: `ci:${key('ci')}` } },
     );
     const report = JSON.parse(run.stdout || 'null');
