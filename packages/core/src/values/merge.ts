@@ -128,7 +128,10 @@ export function stripNulls(values: Values): Values {
 /** The value at `path`, or `undefined` when any step is missing or not a map. */
 export function getPath(values: unknown, path: readonly string[]): unknown {
   let current: unknown = values;
-  for (const key of path) {
+  // Indexed loops here and in clone: a `for…of` allocates an iterator and a result per step until
+  // V8 optimizes the function, which a command of a tenth of a second mostly never does.
+  for (let i = 0; i < path.length; i += 1) {
+    const key = path[i]!;
     if (!isValuesMap(current) || !Object.hasOwn(current, key)) return undefined;
     current = current[key];
   }
@@ -168,10 +171,15 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 
 /** A deep copy of maps and lists (plain loops: `Object.fromEntries` of `entries` was a tenth of `validate`). */
 export function clone<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(clone) as T;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i += 1) out[i] = clone(value[i]);
+    return out as T;
+  }
   if (isValuesMap(value)) {
     const out: Values = {};
-    for (const key of Object.keys(value)) out[key] = clone(value[key]);
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i += 1) out[keys[i]!] = clone(value[keys[i]!]);
     return out as T;
   }
   return value;

@@ -74,10 +74,16 @@ export function findConflicts(file: ValuesFile | undefined, requirements: readon
 export function findUnknownKeys(file: ValuesFile | undefined, blocks: readonly StrictBlock[], chart: string): Issue[] {
   if (!file) return [];
   const issues: Issue[] = [];
-  for (const block of blocks) {
-    for (const { at, value } of valuesAt(file.values, block.path)) {
+  // Plain loops: this runs for every strict block of every model (see getPath).
+  for (let b = 0; b < blocks.length; b += 1) {
+    const block = blocks[b]!;
+    const found = valuesAt(file.values, block.path);
+    for (let f = 0; f < found.length; f += 1) {
+      const { at, value } = found[f]!;
       if (!isValuesMap(value)) continue;
-      for (const key of Object.keys(value)) {
+      const keys = Object.keys(value);
+      for (let k = 0; k < keys.length; k += 1) {
+        const key = keys[k]!;
         if (!block.keys.includes(key)) {
           issues.push(file.source.issue('values.unknown-key', [...at, key], `${chart} does not accept this key${didYouMean(key, block.keys)}; allowed here: ${block.keys.join(', ')}`));
         }
