@@ -114,29 +114,38 @@ function nxUntilDeadline(args) {
   });
 }
 
-// The data-path tier is the longest project (one test file at a time, each starting vLLM), and Nx
-// starts at most 3 tasks at once, in its own order: it started the tier last, after two thirds of
-// the run. So the builds run first, then the tier starts at once beside the other projects, and
-// those run one at a time: on 2 cores the tests are CPU-bound (each project alone, one after the
-// other, 2026-12-06: 27.8 CPU-minutes in 22.3 minutes; docs/testing.md), and three projects beside
-// the tier only made each slower — the whole run took 26 minutes with Nx's 3, 21.8 minutes one at a
-// time. The heaviest of the others, the deploy tier (`@app-serving/app`, as much CPU as the data-path
-// tier), goes first: last in Nx's order, it ran alone for minutes after the data-path tier had
-// ended, on one core of two. Given arguments (`npm test -- -p core`), one Nx run as asked.
+// The data-path tier and the deploy tier are the two costliest projects (each one at a time, in
+// test files that each start a control plane, vLLM or the Pulumi engine), and on 2 cores the tests
+// are CPU-bound: each project alone, one after the other, took 27.8 CPU-minutes in 22.3 minutes
+// (2026-12-06, docs/testing.md), and more projects at once only made each slower — Nx's default of
+// 3 took 26 minutes. So the builds run first, then two lanes, one project at a time each: the
+// data-path tier in one, the deploy tier in the other, and each lane then takes the next of the
+// other projects, the costliest first, as soon as it is free. (Until 2026-12-06 the others ran one
+// at a time after the deploy tier while the data-path tier ran beside them: once vLLM started in
+// half the time, the data-path tier ended first and the last 6 minutes ran one project on 2 cores.)
+// Given arguments (`npm test -- -p core`), one Nx run as asked.
 const LONGEST = '@app-serving/data-path-tier';
 const HEAVIEST_OTHER = '@app-serving/app';
+/** The other projects by what their tests cost (CPU, docs/testing.md), the costliest first; any other after them. */
+const BY_COST = ['@app-serving/cli', '@app-serving/data-path', '@app-serving/k8s-verify', '@app-serving/pulumi-components', '@app-serving/core', '@app-serving/test-cluster', '@app-serving/app-serving'];
 const split = process.argv.length === 2 && projects.includes(LONGEST);
 let run;
 if (split) {
   const built = spawnSync(nx, ['run-many', '-t', 'build', '--outputStyle=static'], { cwd: root, env, stdio: 'inherit' });
-  const othersInTurn = async () => {
-    const first = projects.includes(HEAVIEST_OTHER) ? await nxUntilDeadline(['run', `${HEAVIEST_OTHER}:test`, '--outputStyle=static', '--excludeTaskDependencies']) : { status: 0, timedOut: false };
-    if (first.timedOut) return first;
-    const rest = await nxUntilDeadline(['run-many', '-t', 'test', '--outputStyle=static', '--excludeTaskDependencies', '--parallel=1', `--exclude=${LONGEST},${HEAVIEST_OTHER}`]);
-    return { status: first.status !== 0 || rest.status !== 0 ? 1 : 0, timedOut: rest.timedOut };
+  const rank = (project) => (BY_COST.includes(project) ? BY_COST.indexOf(project) : BY_COST.length);
+  const queue = projects.filter((p) => p !== LONGEST && p !== HEAVIEST_OTHER).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  /** Runs `first`, then the queue's next project, until the queue is empty (or the deadline passed). */
+  const lane = async (first) => {
+    let status = 0;
+    for (let project = first; project !== undefined; project = queue.shift()) {
+      const done = await nxUntilDeadline(['run', `${project}:test`, '--outputStyle=static', '--excludeTaskDependencies']);
+      if (done.status !== 0) status = 1;
+      if (done.timedOut) return { status: 1, timedOut: true };
+    }
+    return { status, timedOut: false };
   };
-  const [others, tier] = await Promise.all([othersInTurn(), nxUntilDeadline(['run', `${LONGEST}:test`, '--outputStyle=static', '--excludeTaskDependencies'])]);
-  run = { status: built.status !== 0 || others.status !== 0 || tier.status !== 0 ? 1 : 0, timedOut: others.timedOut || tier.timedOut };
+  const lanes = await Promise.all([lane(LONGEST), lane(projects.includes(HEAVIEST_OTHER) ? HEAVIEST_OTHER : queue.shift())]);
+  run = { status: built.status !== 0 || lanes.some((l) => l.status !== 0) ? 1 : 0, timedOut: lanes.some((l) => l.timedOut) };
 } else {
   run = await nxUntilDeadline(['run-many', '-t', 'test', '--outputStyle=static', ...process.argv.slice(2)]);
 }
