@@ -5,6 +5,7 @@
 // when any test or type check failed, any test file failed to load, or a project produced no report.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -88,9 +89,17 @@ if (Date.now() - started > 60_000) console.log(`tools built in ${Math.round((Dat
 const deadlineMinutes = Number(process.env.APP_SERVING_TEST_DEADLINE_MINUTES ?? 75);
 
 /** Runs `nx <args>` in a process group of its own, stopped at the deadline; resolves to its exit status and whether it was stopped. */
-function nxUntilDeadline(args) {
+function nxUntilDeadline(args, { priority = 0 } = {}) {
   return new Promise((resolve) => {
     const child = spawn(nx, args, { cwd: root, env, stdio: 'inherit', detached: true });
+    // A lower priority (a higher nice value), inherited by everything nx starts after this.
+    if (priority !== 0) {
+      try {
+        setPriority(child.pid, priority);
+      } catch {
+        // not allowed here: the same priority as the rest
+      }
+    }
     const left = Math.max(60_000, deadlineMinutes * 60_000 - (Date.now() - scriptStarted));
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -128,6 +137,8 @@ const LONGEST = '@app-serving/data-path-tier';
 const HEAVIEST_OTHER = '@app-serving/app';
 /** The other projects by what their tests cost (CPU, docs/testing.md), the costliest first; any other after them. */
 const BY_COST = ['@app-serving/cli', '@app-serving/data-path', '@app-serving/k8s-verify', '@app-serving/pulumi-components', '@app-serving/core', '@app-serving/test-cluster', '@app-serving/app-serving'];
+/** The nice value of the lane beside the data-path tier's. */
+const OTHERS_NICE = 10;
 const split = process.argv.length === 2 && projects.includes(LONGEST);
 let run;
 if (split) {
@@ -135,16 +146,18 @@ if (split) {
   const rank = (project) => (BY_COST.includes(project) ? BY_COST.indexOf(project) : BY_COST.length);
   const queue = projects.filter((p) => p !== LONGEST && p !== HEAVIEST_OTHER).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
   /** Runs `first`, then the queue's next project, until the queue is empty (or the deadline passed). */
-  const lane = async (first) => {
+  const lane = async (first, priority = 0) => {
     let status = 0;
     for (let project = first; project !== undefined; project = queue.shift()) {
-      const done = await nxUntilDeadline(['run', `${project}:test`, '--outputStyle=static', '--excludeTaskDependencies']);
+      const done = await nxUntilDeadline(['run', `${project}:test`, '--outputStyle=static', '--excludeTaskDependencies'], { priority });
       if (done.status !== 0) status = 1;
       if (done.timedOut) return { status: 1, timedOut: true };
     }
     return { status, timedOut: false };
   };
-  const lanes = await Promise.all([lane(LONGEST), lane(projects.includes(HEAVIEST_OTHER) ? HEAVIEST_OTHER : queue.shift())]);
+  // The data-path tier is the critical path (the longest, and its real processes wait on each
+  // other): the other lane runs at a lower priority (nice 10) and takes the CPU the tier leaves.
+  const lanes = await Promise.all([lane(LONGEST), lane(projects.includes(HEAVIEST_OTHER) ? HEAVIEST_OTHER : queue.shift(), OTHERS_NICE)]);
   run = { status: built.status !== 0 || lanes.some((l) => l.status !== 0) ? 1 : 0, timedOut: lanes.some((l) => l.timedOut) };
 } else {
   run = await nxUntilDeadline(['run-many', '-t', 'test', '--outputStyle=static', ...process.argv.slice(2)]);
