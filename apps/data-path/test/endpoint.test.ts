@@ -20,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNodes, createTestStack, list, type TestStack } from '@app-serving/test-cluster';
 import type { DeploymentPlan, EndpointPlan } from '@app-serving/core';
 import { appServingProgram } from '../../app-serving/src/program.ts';
-import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
-import { MODELS_DIR, STACKS_DIR, answered, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
+import { appServing, clusterShape, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
+import { MODELS_DIR, STACKS_DIR, answered, gatewayAddress, provideWeights, send, startTier, type Tier, settledProblems } from './tier.ts';
 
 const STACK = join(STACKS_DIR, 'Pulumi.endpoint.yaml');
 const ADAPTER = 'smollm2-lora';
@@ -76,7 +76,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the stack endpoint: one 
   }, 300_000);
 
   it('up: every object of the plan is there and Ready; vLLM, the EPP, its proxy and the body-based router run for real', async () => {
-    expect(await deployedProblems(tier.cluster, plan)).toEqual([]);
+    expect(await settledProblems(tier.cluster, plan)).toEqual([]);
     const real = tier.runtime.containers();
     const ready = (container: string, namespace?: string) => real.filter((c) => c.container === container && c.ready && (namespace === undefined || c.namespace === namespace)).length;
     expect(ready('modelserver')).toBe(2);
@@ -201,14 +201,14 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the stack endpoint: one 
     const smaller = without.plan.endpoint!.list;
     expect(smaller.data.map((m) => m.id)).toEqual([served(chatModel()), ADAPTER]);
     await use(without);
-    expect(await deployedProblems(tier.cluster, without.plan)).toEqual([]);
+    expect(await settledProblems(tier.cluster, without.plan)).toEqual([]);
     await listed(smaller);
     const gone = await send(`${base}/v1/embeddings`, { body: embed(served(embedder())), headers });
     expect({ status: gone.status, code: JSON.parse(gone.text).error?.code }).toEqual({ status: 404, code: 'model_not_found' });
     expect((await answered(`${base}/v1/chat/completions`, { body: chat(served(chatModel())), headers })).status).toBe(200);
 
     await use(sut);
-    expect(await deployedProblems(tier.cluster, plan)).toEqual([]);
+    expect(await settledProblems(tier.cluster, plan)).toEqual([]);
     await listed(endpoint.list);
     expect((await answered(`${base}/v1/embeddings`, { body: embed(served(embedder())), headers })).status).toBe(200);
   }, 1_200_000);

@@ -23,9 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENVOY_GATEWAY_SYSTEM, createNodes, createTestStack, list, waitFor, type TestStack } from '@app-serving/test-cluster';
 import type { DeploymentPlan, KserveModelPlan } from '@app-serving/core';
 import { appServingProgram } from '../../app-serving/src/program.ts';
-import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
+import { appServing, clusterShape, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
 import { installKserve, startKserveController, type KserveController } from './kserve-controller.ts';
-import { MODELS_DIR, STACKS_DIR, provideWeights, startTier, type Tier } from './tier.ts';
+import { MODELS_DIR, STACKS_DIR, provideWeights, startTier, type Tier, settledProblems } from './tier.ts';
 
 const STACK = join(STACKS_DIR, 'Pulumi.kserve-datapath.yaml');
 
@@ -91,7 +91,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('a KServe v0.20 model wit
   }, 300_000);
 
   it('up: every object of the plan is there; KServe\'s workload runs its template\'s command, and the real vLLM parsed our arguments', async () => {
-    expect(await deployedProblems(tier.cluster, plan)).toEqual([]);
+    expect(await settledProblems(tier.cluster, plan)).toEqual([]);
     expect(kserve!.errors).toEqual(new Map());
     const m = model();
     const main = tier.runtime.containers().find((c) => c.namespace === m.namespace && c.container === 'main');

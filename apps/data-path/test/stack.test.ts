@@ -19,8 +19,8 @@ import { createNodes, createTestStack, list, waitFor, type TestStack } from '@ap
 import type { DeploymentPlan } from '@app-serving/core';
 import { appServingProgram } from '../../app-serving/src/program.ts';
 import { forgedToken, harnessToken } from '../../app-serving/test/deploy/access.ts';
-import { appServing, clusterShape, deployedProblems, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
-import { MODELS_DIR, STACKS_DIR, answered, gatewayAddress, provideWeights, send, startTier, type Tier } from './tier.ts';
+import { appServing, clusterShape, stackUnderTest, type StackUnderTest } from '../../app-serving/test/deploy/support.ts';
+import { MODELS_DIR, STACKS_DIR, answered, gatewayAddress, provideWeights, send, startTier, type Tier, settledProblems } from './tier.ts';
 
 const STACK = join(STACKS_DIR, 'Pulumi.datapath.yaml');
 const ISSUER = 'https://issuer.data-path.example';
@@ -66,7 +66,7 @@ describe.skipIf(process.env.APP_SERVING_NETNS !== '1')('the data-path stack: Env
   }, 300_000);
 
   it('up: every object of the plan is there and Ready — the vLLM pods by their real probes', async () => {
-    expect(await deployedProblems(tier.cluster, plan)).toEqual([]);
+    expect(await settledProblems(tier.cluster, plan)).toEqual([]);
     const real = tier.runtime.containers();
     expect(real.filter((c) => c.container === 'modelserver' && c.ready).length).toBe(3);
     expect(real.some((c) => c.container === 'envoy' && c.ready)).toBe(true);

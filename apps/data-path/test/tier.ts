@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { DeploymentPlan } from '@app-serving/core';
+import { deployedProblems } from '../../app-serving/test/deploy/support.ts';
 import {
   ENVOY_GATEWAY_SYSTEM,
   createNodes,
@@ -169,6 +170,22 @@ export async function answered(url: string, options: Parameters<typeof send>[1])
   for (;;) {
     const answer = await send(url, options);
     if (answer.status !== 503 || Date.now() > until) return answer;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
+/**
+ * {@link deployedProblems} once they have settled: polled until there are none, for up to three
+ * minutes, and the last ones returned. Here pods are real processes with real probes, and at load
+ * one can leave Ready for a while after `up` — the EPP's gRPC health answered late in a CI run
+ * (load 20 and more: its readiness probe failed two minutes after `up`, then passed), as
+ * {@link answered} allows for requests.
+ */
+export async function settledProblems(cluster: Tier['cluster'], plan: DeploymentPlan): Promise<string[]> {
+  const until = Date.now() + 180_000;
+  for (;;) {
+    const problems = await deployedProblems(cluster, plan);
+    if (problems.length === 0 || Date.now() > until) return problems;
     await new Promise((r) => setTimeout(r, 2000));
   }
 }
