@@ -12,7 +12,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { EngineEvent, PreviewResult, Stack, UpResult, DestroyResult, OpType } from '@pulumi/pulumi/automation/index.js';
 import { parse, stringify } from 'yaml';
 import { ensureEngine, KUBERNETES_PROVIDER } from '../../pulumi/build.mjs';
-import { TEST_GOGC, type TestCluster } from './cluster.ts';
+import { withTestGoGc, type TestCluster } from './cluster.ts';
 
 /** The engine's binaries (built once, cached). */
 export interface PulumiEngine {
@@ -131,7 +131,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     PATH: [dirname(engine.kubernetesProvider), dirname(engine.pulumi), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter),
     KUBECONFIG: options.cluster.kubeconfigPath,
     // The engine and the provider collect garbage less often, as the control plane does (cluster.ts).
-    ...(process.env.GOGC ? {} : { GOGC: TEST_GOGC }),
+    GOGC: withTestGoGc(process.env).GOGC!,
     ...options.env,
   };
   const pulumiCommand = await PulumiCommand.get({ root: dirname(dirname(engine.pulumi)), skipVersionCheck: true });
