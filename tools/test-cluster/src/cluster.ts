@@ -155,17 +155,27 @@ const PDEATHSIG = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeat
 /**
  * Go's garbage collector target for the Go programs the tests run (the control plane here, the
  * Pulumi engine and provider in ./pulumi.ts): a collection when the heap has grown by 400% of what
- * the last one left, not Go's 100%. A test cluster lives minutes and the machine has memory to
- * spare, but CPU is what the whole test run is short of (2 cores): the API server spent about a
- * fifth of its CPU collecting (pprof, a deploy test of the 2026-08 set). Measured with process
- * accounting over that test file (apps/app-serving/test/deploy/2026-08.test.ts): the API server's
- * CPU 38 → 30 s, its peak memory 0.88 → 1.28 GB. A GOGC of the caller's own is kept.
+ * the last one left, not Go's 100%. A test cluster lives minutes, and CPU is what the whole test run
+ * is short of (2 cores). Measured with process accounting over one test file
+ * (apps/app-serving/test/deploy/2026-08.test.ts): the Pulumi CLI's CPU 24 → 21 s. A GOGC of the
+ * caller's own is kept.
+ *
+ * Not the API server ({@link GO_DEFAULT_GC}): its heap is big, and 400% of it is more than the
+ * machine has for five of them. With a set's CRDs it keeps about 0.9 GB alive (pprof's in-use heap:
+ * the CRDs' schemas, their OpenAPI and CEL); at GOGC=400 one grew to 4.2 GB (its next collection at
+ * 5.6 GB), and the five that run at once in CI (four deploy test files and the data-path tier) held
+ * 15.5 GB of 24: the kernel evicted vLLM's and the programs' own files from memory and read them
+ * again, every process slowed, and two test clusters did not start within their guards (CI of
+ * 755c28c, 2026-12-06). Its CPU saved at 400 was 8 s per test file.
  */
 export const TEST_GOGC = '400';
 
-/** `env` with {@link TEST_GOGC} unless it sets GOGC itself. */
-export function withTestGoGc(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return env.GOGC ? env : { ...env, GOGC: TEST_GOGC };
+/** The Go programs that keep Go's own garbage collector target (see {@link TEST_GOGC}). */
+export const GO_DEFAULT_GC: ReadonlySet<string> = new Set(['kube-apiserver']);
+
+/** `env` for the Go program `program`: with {@link TEST_GOGC}, unless `env` sets GOGC itself or the program is one of {@link GO_DEFAULT_GC}. */
+export function withTestGoGc(env: NodeJS.ProcessEnv, program: string): NodeJS.ProcessEnv {
+  return env.GOGC || GO_DEFAULT_GC.has(program) ? env : { ...env, GOGC: TEST_GOGC };
 }
 
 /**
@@ -199,7 +209,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     const launch = (name: string, args: string[], env: NodeJS.ProcessEnv = process.env) => {
       const out = createWriteStream(join(logs, `${name}.log`));
       const argv = [...PDEATHSIG, join(bin, name), ...args];
-      const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, env: withTestGoGc(env), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(argv[0]!, argv.slice(1), { cwd: dir, env: withTestGoGc(env, name), stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout!.pipe(out);
       child.stderr!.pipe(out);
       child.on('exit', (code, signal) => {
@@ -219,14 +229,25 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
         return '(no log)';
       }
     };
-    const waitFor = async (name: string, what: string, probe: () => Promise<boolean>, seconds = 60) => {
-      const until = Date.now() + seconds * 1000;
+    /**
+     * Polls `probe` until it holds. A hang guard, not a timing: `seconds` without progress (a change
+     * of what `progress` counts, when given) on a loaded machine is a hang. Started alone on an idle
+     * machine the control plane is ready in about 9 s, and in 79-97 s at load 20 (20 busy loops
+     * beside it, 2026-12-06) — each wait here took at most 28 s of that.
+     */
+    const waitFor = async (name: string, what: string, probe: () => Promise<boolean>, seconds = 180, progress?: () => number) => {
+      let until = Date.now() + seconds * 1000;
+      let done = progress?.();
       for (;;) {
         if (exitedEarly(name)) throw new Error(`${name} exited before ${what}:\n${logTail(name)}`);
         try {
           if (await probe()) return;
         } catch {}
-        if (Date.now() > until) throw new Error(`${name}: not ${what} after ${seconds} s:\n${logTail(name)}`);
+        if (progress && progress() !== done) {
+          done = progress();
+          until = Date.now() + seconds * 1000;
+        }
+        if (Date.now() > until) throw new Error(`${name}: not ${what} after ${seconds} s${progress ? ' without progress' : ''}:\n${logTail(name)}`);
         await sleep(100);
       }
     };
@@ -309,7 +330,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
         ca = readFileSync(caFile, 'utf8');
       }
       return (await api('GET', '/readyz')).status === 200;
-    }, 90);
+    });
     log(`kube-apiserver ready after ${secondsSince(started)} s`);
 
     // Kubeconfigs, one per user.
@@ -353,7 +374,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
         if (res.status === 200 && (res.body as { resources: Array<{ name: string }> }).resources.some((r) => r.name === plural)) pending.delete(entry);
       }
       return pending.size === 0;
-    }, 180);
+    }, 180, () => pending.size);
     log(`${crds.length} CRDs served after ${secondsSince(started)} s`);
     // The viewer may read everything (the built-in `view` ClusterRole), nothing more.
     await api('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {

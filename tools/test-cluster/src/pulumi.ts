@@ -131,7 +131,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     PATH: [dirname(engine.kubernetesProvider), dirname(engine.pulumi), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter),
     KUBECONFIG: options.cluster.kubeconfigPath,
     // The engine and the provider collect garbage less often, as the control plane does (cluster.ts).
-    GOGC: withTestGoGc(process.env).GOGC!,
+    GOGC: withTestGoGc(process.env, 'pulumi').GOGC!,
     ...options.env,
   };
   const pulumiCommand = await PulumiCommand.get({ root: dirname(dirname(engine.pulumi)), skipVersionCheck: true });
