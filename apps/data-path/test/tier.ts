@@ -166,12 +166,7 @@ export async function gatewayAddress(tier: Tier, gateway: string, namespace: str
  * more). Retried on 503 only, for up to three minutes.
  */
 export async function answered(url: string, options: Parameters<typeof send>[1]): Promise<Awaited<ReturnType<typeof send>>> {
-  const until = Date.now() + 180_000;
-  for (;;) {
-    const answer = await send(url, options);
-    if (answer.status !== 503 || Date.now() > until) return answer;
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+  return settled(() => send(url, options), (answer) => answer.status !== 503);
 }
 
 /**
@@ -182,10 +177,19 @@ export async function answered(url: string, options: Parameters<typeof send>[1])
  * {@link answered} allows for requests.
  */
 export async function settledProblems(cluster: Tier['cluster'], plan: DeploymentPlan): Promise<string[]> {
+  return settled(() => deployedProblems(cluster, plan), (problems) => problems.length === 0);
+}
+
+/**
+ * `attempt` again every 2 s until `done` holds of its result or three minutes have passed, then its
+ * last result: what a state that real processes settle into at load is waited for with (a hang
+ * guard, not a timing).
+ */
+async function settled<T>(attempt: () => Promise<T>, done: (result: T) => boolean): Promise<T> {
   const until = Date.now() + 180_000;
   for (;;) {
-    const problems = await deployedProblems(cluster, plan);
-    if (problems.length === 0 || Date.now() > until) return problems;
+    const result = await attempt();
+    if (done(result) || Date.now() > until) return result;
     await new Promise((r) => setTimeout(r, 2000));
   }
 }
