@@ -164,9 +164,9 @@ const PDEATHSIG = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeat
  * machine has for five of them. With a set's CRDs it keeps about 0.9 GB alive (pprof's in-use heap:
  * the CRDs' schemas, their OpenAPI and CEL); at GOGC=400 one grew to 4.2 GB (its next collection at
  * 5.6 GB), and the five that run at once in CI (four deploy test files and the data-path tier) held
- * 15.5 GB of 24: the kernel evicted vLLM's and the programs' own files from memory and read them
- * again, every process slowed, and two test clusters did not start within their guards (CI of
- * 755c28c, 2026-12-06). Its CPU saved at 400 was 8 s per test file.
+ * 15.5 GB of 24: memory available fell to 1.2 GB, the kernel killed an API server, and test clusters
+ * did not start within their guards (CI of 755c28c, 2026-12-06; at Go's default the five held at
+ * most 7.7 GB). Its CPU saved at 400 was 8 s per test file.
  */
 export const TEST_GOGC = '400';
 
