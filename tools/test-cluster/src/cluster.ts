@@ -243,8 +243,9 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
         try {
           if (await probe()) return;
         } catch {}
-        if (progress && progress() !== done) {
-          done = progress();
+        const now = progress?.();
+        if (now !== done) {
+          done = now;
           until = Date.now() + seconds * 1000;
         }
         if (Date.now() > until) throw new Error(`${name}: not ${what} after ${seconds} s${progress ? ' without progress' : ''}:\n${logTail(name)}`);
@@ -359,20 +360,9 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       }
     }));
     log(`${crds.length} CRDs created after ${secondsSince(started)} s`);
-    // Served when discovery lists the resource in each served version (small answers: polling the
-    // list of CRDs itself would fetch megabytes of schemas each time and slow the server down).
-    const pending = new Set(
-      crds.flatMap((crd) => {
-        const spec = (crd as { spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }).spec;
-        return spec.versions.filter((v) => v.served).map((v) => `${spec.group}/${v.name} ${spec.names.plural}`);
-      }),
-    );
+    const pending = new Set(servedResources(crds));
     await waitFor('kube-apiserver', 'serving every CRD', async () => {
-      for (const entry of [...pending]) {
-        const [groupVersion, plural] = entry.split(' ');
-        const res = await api('GET', `/apis/${groupVersion}`);
-        if (res.status === 200 && (res.body as { resources: Array<{ name: string }> }).resources.some((r) => r.name === plural)) pending.delete(entry);
-      }
+      for (const resource of [...pending]) if (await inDiscovery(api, resource)) pending.delete(resource);
       return pending.size === 0;
     }, 180, () => pending.size);
     log(`${crds.length} CRDs served after ${secondsSince(started)} s`);
@@ -489,21 +479,42 @@ export async function installCrds(cluster: TestCluster, set: CrdSet): Promise<vo
  * 2026-02 cluster, for a KServe model's access).
  */
 export async function installCrdFiles(cluster: TestCluster, files: readonly string[]): Promise<void> {
-  const crds = crdsOfFiles(files) as Array<{ metadata: { name: string; resourceVersion?: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } }>;
+  const crds = crdsOfFiles(files) as Array<{ metadata: { name: string; resourceVersion?: string } }>;
   // Each retried as a loaded API server needs (a 504 while it compiles a schema of megabytes).
   const api = (method: string, path: string, body?: unknown, opts: { timeoutMs?: number } = {}) => cluster.request(method, path, body, opts);
   for (const crd of crds) await applyCrd(api, crd.metadata.name, crd);
   const until = Date.now() + 180_000;
-  for (const crd of crds) {
-    for (const version of crd.spec.versions.filter((v) => v.served)) {
-      for (;;) {
-        const res = await cluster.request('GET', `/apis/${crd.spec.group}/${version.name}`);
-        if (res.status === 200 && (res.body as { resources: Array<{ name: string }> }).resources.some((r) => r.name === crd.spec.names.plural)) break;
-        if (Date.now() > until) throw new Error(`CRD ${crd.metadata.name} ${version.name} not served`);
-        await sleep(250);
-      }
+  for (const resource of servedResources(crds)) {
+    while (!(await inDiscovery(api, resource))) {
+      if (Date.now() > until) throw new Error(`CRD ${resource.crd} ${resource.version} not served`);
+      await sleep(250);
     }
   }
+}
+
+/** A resource a CRD serves: its group's version and its plural name. */
+interface ServedResource {
+  readonly crd: string;
+  readonly groupVersion: string;
+  readonly version: string;
+  readonly plural: string;
+}
+
+/** The resources discovery lists once `crds` are served: each CRD's plural in each served version. */
+function servedResources(crds: readonly object[]): ServedResource[] {
+  return crds.flatMap((crd) => {
+    const { metadata, spec } = crd as { metadata: { name: string }; spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> } };
+    return spec.versions.filter((v) => v.served).map((v) => ({ crd: metadata.name, groupVersion: `${spec.group}/${v.name}`, version: v.name, plural: spec.names.plural }));
+  });
+}
+
+/**
+ * Whether discovery lists `resource` (a small answer: polling the list of CRDs itself would fetch
+ * megabytes of schemas each time and slow the server down).
+ */
+async function inDiscovery(api: (method: string, path: string) => Promise<ApiResponse>, resource: ServedResource): Promise<boolean> {
+  const res = await api('GET', `/apis/${resource.groupVersion}`);
+  return res.status === 200 && (res.body as { resources: Array<{ name: string }> }).resources.some((r) => r.name === resource.plural);
 }
 
 /**
