@@ -130,7 +130,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: 'true',
     PATH: [dirname(engine.kubernetesProvider), dirname(engine.pulumi), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter),
     KUBECONFIG: options.cluster.kubeconfigPath,
-    // The engine and the provider collect garbage less often, as the control plane does (cluster.ts).
+    // The engine and the provider collect garbage less often (cluster.ts: TEST_GOGC; small heaps, unlike the API server's).
     GOGC: withTestGoGc(process.env, 'pulumi').GOGC!,
     ...options.env,
   };
