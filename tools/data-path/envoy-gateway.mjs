@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goFlags } from '../test-cluster/go-flags.mjs';
 import { once } from '../test-cluster/lock.mjs';
 import { cacheRoot, hashOf, run, secondsSince, stderrLog } from './cache.mjs';
 
@@ -25,7 +26,7 @@ const MODULE = 'github.com/envoyproxy/gateway';
 
 /** `<cache>/envoy-gateway-<version>-<hash of this script>/bin/envoy-gateway`. */
 export function envoyGatewayPath(env = process.env) {
-  return join(cacheRoot(env), `envoy-gateway-${ENVOY_GATEWAY_VERSION}-${hashOf([ENVOY_GATEWAY_VERSION], ['envoy-gateway.mjs', 'cache.mjs'])}`, 'bin', 'envoy-gateway');
+  return join(cacheRoot(env), `envoy-gateway-${ENVOY_GATEWAY_VERSION}-${hashOf([ENVOY_GATEWAY_VERSION, goFlags()], ['envoy-gateway.mjs', 'cache.mjs'])}`, 'bin', 'envoy-gateway');
 }
 
 /** Returns the path of the envoy-gateway binary, building it first if needed. Throws with the fix. */
@@ -49,7 +50,7 @@ export function ensureEnvoyGateway({ env = process.env, log = stderrLog } = {}) 
     const stamp = `-X ${MODULE}/internal/cmd/version.envoyGatewayVersion=${ENVOY_GATEWAY_VERSION} -X ${MODULE}/internal/cmd/version.gitCommitID=${ENVOY_GATEWAY_VERSION}`;
     run('go', ['install', `-ldflags=-s -w ${stamp}`, `${MODULE}/cmd/envoy-gateway@${ENVOY_GATEWAY_VERSION}`], {
       cwd: staging,
-      env: { ...env, GOBIN: join(staging, 'bin'), GOFLAGS: '-buildvcs=false -trimpath', CGO_ENABLED: '0' },
+      env: { ...env, GOBIN: join(staging, 'bin'), GOFLAGS: goFlags(), CGO_ENABLED: '0' },
     });
     writeFileSync(join(staging, 'versions.json'), `${JSON.stringify({ envoyGateway: ENVOY_GATEWAY_VERSION, builtIn: `${secondsSince(started)}s` }, null, 2)}\n`);
     rmSync(folder, { recursive: true, force: true });

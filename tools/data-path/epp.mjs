@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goFlags } from '../test-cluster/go-flags.mjs';
 import { once } from '../test-cluster/lock.mjs';
 import { cacheRoot, hashOf, run, secondsSince, stderrLog } from './cache.mjs';
 
@@ -26,7 +27,7 @@ export const GAIE_COMMANDS = ['epp', 'bbr'];
 
 /** `<cache>/gaie-<version>-<hash of this script>/bin` (holding `epp` and `bbr`). */
 export function gaieBinDir(env = process.env) {
-  return join(cacheRoot(env), `gaie-${GAIE_VERSION}-${hashOf([GAIE_VERSION], ['epp.mjs', 'cache.mjs'])}`, 'bin');
+  return join(cacheRoot(env), `gaie-${GAIE_VERSION}-${hashOf([GAIE_VERSION, goFlags()], ['epp.mjs', 'cache.mjs'])}`, 'bin');
 }
 
 function complete(dir) {
@@ -55,7 +56,7 @@ export function ensureEpp({ env = process.env, log = stderrLog } = {}) {
     const stamp = `-X ${MODULE}/version.CommitSHA=${GAIE_VERSION} -X ${MODULE}/version.BuildRef=${GAIE_VERSION}`;
     run('go', ['install', `-ldflags=-s -w ${stamp}`, ...GAIE_COMMANDS.map((c) => `${MODULE}/cmd/${c}@${GAIE_VERSION}`)], {
       cwd: staging,
-      env: { ...env, GOBIN: join(staging, 'bin'), GOFLAGS: '-buildvcs=false -trimpath', CGO_ENABLED: '0' },
+      env: { ...env, GOBIN: join(staging, 'bin'), GOFLAGS: goFlags(), CGO_ENABLED: '0' },
     });
     writeFileSync(join(staging, 'versions.json'), `${JSON.stringify({ gaie: GAIE_VERSION, commands: GAIE_COMMANDS, builtIn: `${secondsSince(started)}s` }, null, 2)}\n`);
     rmSync(folder, { recursive: true, force: true });

@@ -23,6 +23,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, r
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goFlags } from '../test-cluster/go-flags.mjs';
 import { once } from '../test-cluster/lock.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -54,7 +55,7 @@ function hashOf(...parts) {
 
 /** `<cache>/generator-<pkg version>-<hash of build.mjs, go.mod, go.sum, main.go>/pulumi-sdkgen`. */
 export function generatorPath(env = process.env) {
-  const hash = hashOf(...['build.mjs', 'go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(here, f))));
+  const hash = hashOf(goFlags(), ...['build.mjs', 'go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(here, f))));
   return join(cacheRoot(env), `generator-${pkgVersion()}-${hash}`, 'pulumi-sdkgen');
 }
 
@@ -79,7 +80,7 @@ function run(command, args, options) {
 
 /** The Go environment for building and for the module downloads (`-mod=mod`: go.sum is written as needed). */
 export function goEnv(env = process.env) {
-  return { ...env, GOFLAGS: '-mod=mod -buildvcs=false -trimpath' };
+  return { ...env, GOFLAGS: goFlags('-mod=mod') };
 }
 
 /**
@@ -146,13 +147,13 @@ export const KUBERNETES_PROVIDER = {
 
 /** The `PKG_VERSION` CLI: `<cache>/cli-<version>-<hash of go.mod, go.sum, build.mjs>/bin/pulumi`. */
 export function pulumiCliPath(env = process.env) {
-  const hash = hashOf(...['build.mjs', 'go.mod', 'go.sum'].map((f) => readFileSync(join(here, f))));
+  const hash = hashOf(goFlags(), ...['build.mjs', 'go.mod', 'go.sum'].map((f) => readFileSync(join(here, f))));
   return join(cacheRoot(env), `cli-${pkgVersion()}-${hash}`, 'bin', 'pulumi');
 }
 
 /** `<cache>/provider-kubernetes-<plugin version>-<hash>/bin/pulumi-resource-kubernetes`. */
 export function kubernetesProviderPath(env = process.env) {
-  const hash = hashOf(JSON.stringify(KUBERNETES_PROVIDER), readFileSync(join(here, 'build.mjs')));
+  const hash = hashOf(goFlags(), JSON.stringify(KUBERNETES_PROVIDER), readFileSync(join(here, 'build.mjs')));
   return join(cacheRoot(env), `provider-kubernetes-${KUBERNETES_PROVIDER.pluginVersion.replace(/\+/g, '_')}-${hash}`, 'bin', 'pulumi-resource-kubernetes');
 }
 

@@ -5,7 +5,7 @@
 //                                                             staging modules replaced by their versions)
 //   etcd                                                      from go.etcd.io/etcd/server/v3 (go-etcd/go.mod)
 //   kwok                                                      go install sigs.k8s.io/kwok/cmd/kwok@KWOK_VERSION
-// The cache folder's name is a hash of this script and of both go.mod/go.sum files, so a version
+// The cache folder's name is a hash of this script, the Go flags (go-flags.mjs) and both go.mod/go.sum files, so a version
 // bump builds anew and an old folder is never reused by mistake.
 //
 //   node tools/test-cluster/build.mjs          build if needed, print the bin folder
@@ -19,6 +19,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goFlags } from './go-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -46,6 +47,7 @@ export function cacheRoot(env = process.env) {
 export function binDir(env = process.env) {
   const hash = createHash('sha256');
   hash.update(KWOK_VERSION);
+  hash.update(goFlags());
   for (const file of ['build.mjs', 'go/go.mod', 'go/go.sum', 'go-etcd/go.mod', 'go-etcd/go.sum']) hash.update(readFileSync(join(here, file)));
   return join(cacheRoot(env), `${kubernetesVersion()}-${hash.digest('hex').slice(0, 12)}`, 'bin');
 }
@@ -103,7 +105,7 @@ export function ensureBinaries({ env = process.env, log = (line) => process.stde
     const out = join(staging, 'bin');
     mkdirSync(out, { recursive: true });
     const started = Date.now();
-    const goEnv = { ...env, GOFLAGS: '-buildvcs=false -trimpath' };
+    const goEnv = { ...env, GOFLAGS: goFlags() };
     log(`test-cluster: building Kubernetes ${kubernetesVersion()} (kube-apiserver, kube-controller-manager, kube-scheduler) from Go modules into ${top} …`);
     // The version the binaries report (/version, the default emulation version), as Kubernetes' own
     // build sets it (hack/lib/version.sh); without it they say v0.0.0-master.

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot } from './build.mjs';
+import { goFlags } from './go-flags.mjs';
 import { once } from './lock.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -21,7 +22,7 @@ export const HELM_VERSION = 'v4.3.2';
 
 /** `<cache>/helm-<version>-<hash of this script>/bin/helm`. */
 export function helmPath(env = process.env) {
-  const hash = createHash('sha256').update(HELM_VERSION).update(readFileSync(join(here, 'helm.mjs'))).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(HELM_VERSION).update(goFlags()).update(readFileSync(join(here, 'helm.mjs'))).digest('hex').slice(0, 12);
   return join(cacheRoot(env), `helm-${HELM_VERSION}-${hash}`, 'bin', 'helm');
 }
 
@@ -43,7 +44,7 @@ export function ensureHelm({ env = process.env, log = (line) => process.stderr.w
     const stamp = `-X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}`;
     const result = spawnSync('go', ['install', `-ldflags=-s -w ${stamp}`, `helm.sh/helm/v4/cmd/helm@${HELM_VERSION}`], {
       cwd: staging,
-      env: { ...env, GOBIN: join(staging, 'bin'), GOFLAGS: '-buildvcs=false -trimpath', CGO_ENABLED: '0' },
+      env: { ...env, GOBIN: join(staging, 'bin'), GOFLAGS: goFlags(), CGO_ENABLED: '0' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     if (result.status !== 0) throw new Error(`go install helm.sh/helm/v4/cmd/helm@${HELM_VERSION} exited with ${result.status ?? result.signal}`);

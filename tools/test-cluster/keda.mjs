@@ -16,6 +16,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameS
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cacheRoot } from './build.mjs';
+import { goFlags } from './go-flags.mjs';
 import { once } from './lock.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,7 +30,7 @@ export const KEDA_COMMANDS = ['keda-operator', 'keda-adapter'];
 
 /** `<cache>/keda-<version>-<hash of this script>`: `bin/keda-operator`, `bin/keda-adapter`, `crds/*.yaml`. */
 export function kedaPath(env = process.env) {
-  const hash = createHash('sha256').update(KEDA_VERSION).update(readFileSync(join(here, 'keda.mjs'))).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(KEDA_VERSION).update(goFlags()).update(readFileSync(join(here, 'keda.mjs'))).digest('hex').slice(0, 12);
   return join(cacheRoot(env), `keda-${KEDA_VERSION}-${hash}`);
 }
 
@@ -48,7 +49,7 @@ export function ensureKeda({ env = process.env, log = (line) => process.stderr.w
     if (spawnSync('go', ['version'], { env }).status !== 0) throw new Error('building KEDA needs Go (>= 1.26) on the PATH, or set APP_SERVING_KEDA to a folder with bin/keda-operator, bin/keda-adapter and crds/');
     const started = Date.now();
     log(`test-cluster: building KEDA ${KEDA_VERSION} (operator, metrics server) into ${folder} …`);
-    const goEnv = { ...env, GOFLAGS: '-buildvcs=false -trimpath -mod=readonly', CGO_ENABLED: '0' };
+    const goEnv = { ...env, GOFLAGS: goFlags('-mod=readonly'), CGO_ENABLED: '0' };
     const download = spawnSync('go', ['mod', 'download', '-json', `${MODULE}@${KEDA_VERSION}`], { env: goEnv, encoding: 'utf8', cwd: dirname(folder), maxBuffer: 16 * 1024 * 1024 });
     if (download.status !== 0) throw new Error(`go mod download ${MODULE}@${KEDA_VERSION} exited with ${download.status ?? download.signal}: ${download.stderr || download.stdout}`);
     const source = JSON.parse(download.stdout).Dir;
