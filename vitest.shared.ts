@@ -28,6 +28,8 @@ export function sharedTestConfig(projectDir: string, name: string, options: { ma
       hookTimeout: 300_000,
       reporters: ['default', ['json', { outputFile: resolve(root, '.reports/vitest', `${name}.json`) }]],
       setupFiles: [resolve(root, 'scripts/vitest-setup.ts')],
+      // A temporary folder per project run (TMPDIR), removed at its end: what tests leave in it goes too.
+      globalSetup: [resolve(root, 'tools/test-cluster/tmpdir.mjs')],
       coverage: {
         provider: 'v8',
         include: ['src/**/*.ts'],

@@ -1,0 +1,45 @@
+/**
+ * The temporary folder every project's test run gets (../tmpdir.mjs, vitest's global setup in
+ * vitest.shared.ts): this worker, and what it starts, see it as TMPDIR; its teardown removes it,
+ * unless something is still mounted under it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import setup, { mountsUnder } from '../tmpdir.mjs';
+
+describe("the test run's temporary folder", () => {
+  it('is this worker\'s TMPDIR, a folder of its own that exists, and what it starts inherits it', () => {
+    expect(basename(tmpdir())).toMatch(/^app-serving-test-/);
+    expect(existsSync(tmpdir())).toBe(true);
+    const python = spawnSync('python3', ['-c', 'import tempfile; print(tempfile.gettempdir())'], { encoding: 'utf8' });
+    expect(python.stdout.trim()).toBe(tmpdir());
+  });
+
+  it('is removed by its teardown with what tests left in it, and TMPDIR is given back', () => {
+    const before = process.env.TMPDIR;
+    const teardown = setup();
+    const dir = process.env.TMPDIR!;
+    expect(dirname(dir)).toBe(before);
+    mkdirSync(join(dir, 'left', 'behind'), { recursive: true });
+    writeFileSync(join(dir, 'left', 'behind', 'file'), 'x');
+    teardown();
+    expect(process.env.TMPDIR).toBe(before);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('finds what is mounted under a folder in /proc/self/mountinfo, escapes and all', () => {
+    const info = [
+      '22 1 0:21 / /tmp/app-serving-test-a rw - tmpfs tmpfs rw',
+      '23 22 0:22 / /tmp/app-serving-test-a/pod/root/sys rw - sysfs sysfs rw',
+      '24 1 0:23 / /tmp/app-serving-test-ab rw - tmpfs tmpfs rw',
+      '25 1 0:24 / /tmp/app-serving-test-a/with\\040space rw - tmpfs tmpfs rw',
+      '',
+    ].join('\n');
+    expect(mountsUnder('/tmp/app-serving-test-a', info)).toEqual(['/tmp/app-serving-test-a', '/tmp/app-serving-test-a/pod/root/sys', '/tmp/app-serving-test-a/with space']);
+    // The real table: /proc is a mount point on any Linux this runs on.
+    expect(mountsUnder('/proc', readFileSync('/proc/self/mountinfo', 'utf8'))).toContain('/proc');
+  });
+});
