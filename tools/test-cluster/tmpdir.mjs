@@ -7,6 +7,10 @@
  * test's, a cluster's, vLLM's IPC sockets and `vllm_dist*`): before this, a whole `npm test` left
  * about 300 folders and 25 MB in /tmp, run after run.
  *
+ * A run with a failed test file keeps it, and says where on stderr: the control planes' folders are
+ * there (`app-serving-cluster-*`, with the data-path tier's `runtime.log` and pods' logs) to read;
+ * so does any run with APP_SERVING_KEEP_TMPDIR=1.
+ *
  * The folder is not removed while something is still mounted under it — the data-path tier's pod
  * runtime mounts a pod's root, /dev, /proc, /sys and its volumes with bind mounts, and removing
  * through one would delete what it binds: that is said on stderr, and the folder is left for a
@@ -26,8 +30,20 @@ export function mountsUnder(dir, mountinfo) {
     .filter((point) => point === dir || point.startsWith(`${dir}/`));
 }
 
-/** Sets TMPDIR to a new folder; returns the teardown that restores it and removes the folder. */
-export default function setup() {
+/** Whether a test file of the run failed (a test, or a hook), from vitest's state; false when it cannot tell. */
+function anyFailed(project) {
+  try {
+    return project?.vitest?.state?.getFiles?.().some((file) => file.result?.state === 'fail') === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sets TMPDIR to a new folder; returns the teardown that restores it and removes the folder.
+ * `project` is vitest's TestProject (what it hands a global setup), read only at teardown.
+ */
+export default function setup(project) {
   const previous = process.env.TMPDIR;
   const dir = mkdtempSync(join(tmpdir(), 'app-serving-test-'));
   process.env.TMPDIR = dir;
@@ -42,6 +58,10 @@ export default function setup() {
     }
     if (mounted.length > 0) {
       process.stderr.write(`the tests' temporary folder ${dir} is kept: ${mounted.join(', ')} still mounted under it\n`);
+      return;
+    }
+    if (process.env.APP_SERVING_KEEP_TMPDIR === '1' || anyFailed(project)) {
+      process.stderr.write(`the tests' temporary folder ${dir} is kept (${process.env.APP_SERVING_KEEP_TMPDIR === '1' ? 'APP_SERVING_KEEP_TMPDIR=1' : 'a test failed'}): the control planes' folders and logs are in it\n`);
       return;
     }
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

@@ -4,7 +4,7 @@
  * unless something is still mounted under it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -28,6 +28,23 @@ describe("the test run's temporary folder", () => {
     teardown();
     expect(process.env.TMPDIR).toBe(before);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('is kept, and said to be, when a test file of the run failed', () => {
+    const failedRun = { vitest: { state: { getFiles: () => [{ result: { state: 'pass' } }, { result: { state: 'fail' } }] } } };
+    const teardown = setup(failedRun);
+    const dir = process.env.TMPDIR!;
+    const said: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((text: string) => said.push(text)) as typeof process.stderr.write;
+    try {
+      teardown();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(existsSync(dir)).toBe(true);
+    expect(said.join('')).toContain(`${dir} is kept (a test failed)`);
+    rmSync(dir, { recursive: true });
   });
 
   it('finds what is mounted under a folder in /proc/self/mountinfo, escapes and all', () => {
