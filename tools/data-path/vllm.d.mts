@@ -22,7 +22,6 @@ export declare const MODEL_PACKAGES: {
 export declare const CHAT_MODEL_NAME: string;
 export declare const ADAPTER_RANK: number;
 export declare const VLLM_SERVER_MODULE: string;
-export declare const VLLM_CPU_ENV: Readonly<Record<'VLLM_CPU_KVCACHE_SPACE' | 'VLLM_CPU_OMP_THREADS_BIND' | 'HF_HUB_OFFLINE', string>>;
 export declare const SCRIPTS: { readonly convertGguf: string; readonly makeLora: string };
 export declare function vllmFolder(env?: NodeJS.ProcessEnv): string;
 export declare function ensureVllm(options?: { env?: NodeJS.ProcessEnv; log?: (line: string) => void }): VllmPaths;

@@ -63,13 +63,6 @@ export const ADAPTER_RANK = 8;
 /** How vLLM's OpenAI-compatible server is started: `<python> -m vllm.entrypoints.openai.api_server …`. */
 export const VLLM_SERVER_MODULE = 'vllm.entrypoints.openai.api_server';
 
-/**
- * The environment vLLM needs on these machines: a KV cache of 1 GiB (46,592 tokens of SmolLM2,
- * 22 requests of 2048 tokens at once), no pinning of its OpenMP threads to cores (a loaded or
- * shared machine), and no Hugging Face hub.
- */
-export const VLLM_CPU_ENV = { VLLM_CPU_KVCACHE_SPACE: '1', VLLM_CPU_OMP_THREADS_BIND: 'nobind', HF_HUB_OFFLINE: '1' };
-
 const MANIFEST = 'data-path.json';
 const HASHED = ['vllm.mjs', 'cache.mjs', 'vllm-constraints.txt', 'python/convert_gguf.py', 'python/make_lora.py'];
 

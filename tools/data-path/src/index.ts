@@ -20,12 +20,11 @@ export {
   CHAT_MODEL_NAME,
   ADAPTER_RANK,
   VLLM_SERVER_MODULE,
-  VLLM_CPU_ENV,
   SCRIPTS,
   vllmFolder,
 } from '../vllm.mjs';
 export { BYTECODE_MARKER, ensureBytecode, ensureCompiledVllm as ensureVllm } from '../bytecode.mjs';
 export type { VllmPaths } from '../vllm.mjs';
 export { cacheRoot } from '../cache.mjs';
-export { startVllm, freePort, treeRss, groupMembers } from './vllm-server.ts';
+export { VLLM_CPU_ENV, startVllm, freePort, treeRss, groupMembers } from './vllm-server.ts';
 export type { VllmServer, VllmServerOptions } from './vllm-server.ts';

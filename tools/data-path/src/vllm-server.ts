@@ -10,7 +10,25 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCompiledVllm } from '../bytecode.mjs';
-import { VLLM_CPU_ENV, VLLM_SERVER_MODULE } from '../vllm.mjs';
+import { VLLM_SERVER_MODULE } from '../vllm.mjs';
+
+/**
+ * The environment vLLM runs with on these machines, in every test (here, and the data-path tier's
+ * pods): a KV cache of 1 GiB (46,592 tokens of SmolLM2, 22 requests of 2048 tokens at once), no
+ * pinning of its OpenMP threads to cores (a loaded or shared machine), no Hugging Face hub, and its
+ * model worker inside the engine process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`: on the CPU, vLLM
+ * otherwise runs the worker in a third process, which imports torch and vLLM once more). The
+ * server and its engine stay two processes, as on a cluster; the model, the arguments' parsing, the
+ * API and the metrics are the same. SmolLM2 ready, one chat answered: 22.2–26.7 s of CPU with the
+ * third process, 16.5–17.2 s without (2026-12-07, docs/testing.md). Not part of the vLLM cache's
+ * key (../vllm.mjs): it changes how vLLM runs, not what is installed.
+ */
+export const VLLM_CPU_ENV: Readonly<Record<string, string>> = Object.freeze({
+  VLLM_CPU_KVCACHE_SPACE: '1',
+  VLLM_CPU_OMP_THREADS_BIND: 'nobind',
+  HF_HUB_OFFLINE: '1',
+  VLLM_ENABLE_V1_MULTIPROCESSING: '0',
+});
 
 export interface VllmServerOptions {
   /** The model folder (`--model`). */

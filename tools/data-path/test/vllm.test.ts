@@ -4,9 +4,10 @@
  * adapter. The timeouts are hang guards for a loaded 2-core machine (vLLM took 97 s to be ready at
  * load 23); nothing here asserts how long anything took.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureVllm, startVllm, type VllmServer } from '../src/index.ts';
+import { ensureVllm, groupMembers, startVllm, type VllmServer } from '../src/index.ts';
 
 const ADAPTER = 'smollm2-lora';
 let server: VllmServer | undefined;
@@ -53,6 +54,18 @@ describe('vLLM on the CPU, SmolLM2 with a LoRA adapter', () => {
       { id: 'smollm2', parent: null },
       { id: ADAPTER, parent: 'smollm2' },
     ]);
+  });
+
+  it('runs as two processes, the server and its engine, the model worker inside the engine (VLLM_CPU_ENV)', () => {
+    const names = groupMembers(server!.pid).map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      } catch {
+        return 'gone';
+      }
+    });
+    // vLLM names its processes (VLLM::EngineCore, VLLM::Worker, cut to 15 characters by the kernel).
+    expect(names.filter((name) => name.startsWith('VLLM::'))).toEqual(['VLLM::EngineCor']);
   });
 
   it('answers a chat request to the base model', async () => {
