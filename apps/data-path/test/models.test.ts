@@ -6,18 +6,18 @@
  * with `--runner pooling --max-model-len 256`, on the idle machine, `/usr/bin/time`). A user's CPU
  * values file would say the same; the tier's requests prove the same either way.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { MODELS_DIR } from './tier.ts';
 
+/** Every `values.yaml` under `dir`, at any depth. */
 function valuesFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((entry) => {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) return valuesFiles(path);
-    return entry === 'values.yaml' ? [path] : [];
-  });
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((path) => basename(path) === 'values.yaml')
+    .sort()
+    .map((path) => join(dir, path));
 }
 
 /** The vLLM arguments a values file gives: its `args`, or a KServe template's container args and VLLM_ADDITIONAL_ARGS. */
