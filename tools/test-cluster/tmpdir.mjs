@@ -17,7 +17,7 @@
  * through one would delete what it binds: that is said on stderr, and the folder is left for a
  * person to look at.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -47,6 +47,10 @@ function anyFailed(project) {
 export default function setup(project) {
   const previous = process.env.TMPDIR;
   const dir = mkdtempSync(join(tmpdir(), 'app-serving-test-'));
+  // mkdtemp makes it 0700. Tests run as root also run the CLI as `nobody` on folders they open to
+  // it (packages/cli's RUNS_AS_NOBODY tests): /tmp lets anyone through, so must this, or `nobody`
+  // cannot reach them ("no such file"). 0711, not 0755: through, but not listed.
+  chmodSync(dir, 0o711);
   process.env.TMPDIR = dir;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;

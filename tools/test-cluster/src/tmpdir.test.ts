@@ -4,7 +4,7 @@
  * unless something is still mounted under it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +16,22 @@ describe("the test run's temporary folder", () => {
     expect(existsSync(tmpdir())).toBe(true);
     const python = spawnSync('python3', ['-c', 'import tempfile; print(tempfile.gettempdir())'], { encoding: 'utf8' });
     expect(python.stdout.trim()).toBe(tmpdir());
+  });
+
+  it('lets another user through to a folder a test opens to them, as /tmp does, without listing it (0711)', () => {
+    expect(statSync(tmpdir()).mode & 0o777).toBe(0o711);
+    // As root, the CLI's tests run it as `nobody` on such a folder (packages/cli/test/run-cli.ts).
+    const runuser = spawnSync('runuser', ['-u', 'nobody', '--', 'true']);
+    if (process.getuid?.() !== 0 || runuser.status !== 0) return;
+    const open = mkdtempSync(join(tmpdir(), 'open-'));
+    chmodSync(open, 0o755);
+    writeFileSync(join(open, 'stack.yaml'), 'x');
+    try {
+      expect(spawnSync('runuser', ['-u', 'nobody', '--', 'cat', join(open, 'stack.yaml')], { encoding: 'utf8' }).stdout).toBe('x');
+      expect(spawnSync('runuser', ['-u', 'nobody', '--', 'ls', tmpdir()]).status).not.toBe(0);
+    } finally {
+      rmSync(open, { recursive: true });
+    }
   });
 
   it('is removed by its teardown with what tests left in it, and TMPDIR is given back', () => {
