@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { failuresOf } from '../tools/test-cluster/report.mjs';
 
 const scriptStarted = Date.now();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -195,11 +196,10 @@ for (const project of projects) {
   // A test file that fails to load, or whose beforeAll fails (its tests are then reported as
   // skipped), has no failed test in it, but it is a failure all the same.
   for (const suite of report.testResults) {
-    if (suite.status === 'failed' && !suite.assertionResults.some((test) => test.status === 'failed')) {
-      failed += 1;
-      problems.push(`${project}: ${suite.name} failed to run: ${String(suite.message).split('\n')[0]}`);
-    }
+    if (suite.status === 'failed' && !suite.assertionResults.some((test) => test.status === 'failed')) failed += 1;
   }
+  // Each failure by name, just above the total: CI shows only the end of the output.
+  problems.push(...failuresOf(project, report, root));
 }
 for (const problem of problems) console.log(problem);
 console.log(`${passed} passed, ${failed} failed`);
