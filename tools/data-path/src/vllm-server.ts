@@ -22,12 +22,20 @@ import { VLLM_SERVER_MODULE } from '../vllm.mjs';
  * API and the metrics are the same. SmolLM2 ready, one chat answered: 22.2–26.7 s of CPU with the
  * third process, 16.5–17.2 s without (2026-12-07, docs/testing.md). Not part of the vLLM cache's
  * key (../vllm.mjs): it changes how vLLM runs, not what is installed.
+ *
+ * And torch's OpenMP threads (GNU libgomp, from torch's wheel) sleep as soon as they wait
+ * (`OMP_WAIT_POLICY=PASSIVE`: GOMP_SPINCOUNT 0, where the default spins 300,000 times first): on a
+ * machine where every core is taken — the tests' own lanes, several vLLMs of the tier — the
+ * spinning thread takes the CPU the others need. Ten 16-token chats to a ready SmolLM2, three busy
+ * loops beside it: 7.0 and 10.4 s of CPU spinning, 4.7 and 4.7 s passive; with nothing beside it
+ * 5.9 and 5.0 s, 5.0 and 4.5 s (2026-12-07, ../bench/vllm-cpu.measure.ts, docs/testing.md).
  */
 export const VLLM_CPU_ENV: Readonly<Record<string, string>> = Object.freeze({
   VLLM_CPU_KVCACHE_SPACE: '1',
   VLLM_CPU_OMP_THREADS_BIND: 'nobind',
   HF_HUB_OFFLINE: '1',
   VLLM_ENABLE_V1_MULTIPROCESSING: '0',
+  OMP_WAIT_POLICY: 'PASSIVE',
 });
 
 export interface VllmServerOptions {

@@ -17,6 +17,8 @@ beforeAll(async () => {
   server = await startVllm({
     model: chatModelDir,
     args: ['--served-model-name', 'smollm2', '--dtype', 'bfloat16', '--enforce-eager', '--max-model-len', '2048', '--enable-lora', '--max-lora-rank', '8', '--lora-modules', `${ADAPTER}=${adapterDir}`],
+    // libgomp (torch's OpenMP) prints its settings at start: the test below reads them.
+    env: { OMP_DISPLAY_ENV: 'VERBOSE' },
     readyTimeoutMs: 1_500_000,
   });
 }, 1_800_000);
@@ -66,6 +68,13 @@ describe('vLLM on the CPU, SmolLM2 with a LoRA adapter', () => {
     });
     // vLLM names its processes (VLLM::EngineCore, VLLM::Worker, cut to 15 characters by the kernel).
     expect(names.filter((name) => name.startsWith('VLLM::'))).toEqual(['VLLM::EngineCor']);
+  });
+
+  it("its OpenMP threads sleep when they wait, not spin (VLLM_CPU_ENV's OMP_WAIT_POLICY, as torch's libgomp reads it)", () => {
+    const log = readFileSync(server!.logFile, 'utf8');
+    const shown = /OPENMP DISPLAY ENVIRONMENT BEGIN([\s\S]*?)OPENMP DISPLAY ENVIRONMENT END/.exec(log)?.[1] ?? '';
+    expect(shown, 'libgomp printed no settings: is it still the OpenMP runtime vLLM loads?').toContain('OMP_WAIT_POLICY');
+    expect(shown).toMatch(/GOMP_SPINCOUNT = '0'/);
   });
 
   it('answers a chat request to the base model', async () => {
