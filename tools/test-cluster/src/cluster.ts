@@ -160,7 +160,7 @@ const PDEATHSIG = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeat
  * (apps/app-serving/test/deploy/2026-08.test.ts): the Pulumi CLI's CPU 24 → 21 s. A GOGC of the
  * caller's own is kept.
  *
- * Not the API server ({@link GO_DEFAULT_GC}): its heap is big, and 400% of it is more than the
+ * Not the API server ({@link API_SERVER_GC}): its heap is big, and 400% of it is more than the
  * machine has for five of them. With a set's CRDs it keeps about 0.9 GB alive (pprof's in-use heap:
  * the CRDs' schemas, their OpenAPI and CEL); at GOGC=400 one grew to 4.2 GB (its next collection at
  * 5.6 GB), and the five that run at once in CI (four deploy test files and the data-path tier) held
@@ -170,12 +170,29 @@ const PDEATHSIG = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeat
  */
 export const TEST_GOGC = '400';
 
-/** The Go programs that keep Go's own garbage collector target (see {@link TEST_GOGC}). */
-export const GO_DEFAULT_GC: ReadonlySet<string> = new Set(['kube-apiserver']);
+/**
+ * The API server's collector: none by proportion (`GOGC=off`), one whenever the Go runtime's memory
+ * reaches 1600 MiB (`GOMEMLIMIT`). What it costs is its start, when its heap grows from nothing to
+ * the set's CRDs: at Go's default it collects at every doubling, each collection marking all that it
+ * has built so far. After the start, its memory is about where Go's default keeps it (with
+ * 2026-08's CRDs, 530 MB live after a collection, 870 MB in use, Go's next collection at 1.04 GB,
+ * 1.2 GB resident at most), so the limit leaves room above it, and the five API servers that run
+ * at once in CI hold at most about as much as at Go's default (7.7 GB, above). A 2026-08 control
+ * plane to ready, the API server's CPU and peak resident memory (/proc; a scratch script calling
+ * startCluster twice per setting, the idle machine, 2026-12-07): Go's default 15.3, 15.3 and 15.7 s,
+ * 1.2 GB; GOGC=200 13.3 and 14.1 s, 1.8 GB; off with 1200 MiB 10.1 and 10.8 s, 1.3 GB; with 1400
+ * MiB 10.9 and 11.4 s, 1.5 GB; with 1800 MiB 9.8 and 10.0 s, 1.8 GB. 1600 MiB: room above what it
+ * keeps, at the CPU of the larger limits.
+ */
+export const API_SERVER_GC: Readonly<Record<'GOGC' | 'GOMEMLIMIT', string>> = Object.freeze({ GOGC: 'off', GOMEMLIMIT: '1600MiB' });
 
-/** `env` for the Go program `program`: with {@link TEST_GOGC}, unless `env` sets GOGC itself or the program is one of {@link GO_DEFAULT_GC}. */
+/**
+ * `env` for the Go program `program`: the API server with {@link API_SERVER_GC}, every other with
+ * {@link TEST_GOGC}; unless `env` sets GOGC or GOMEMLIMIT itself (a person measuring), kept as it is.
+ */
 export function withTestGoGc(env: NodeJS.ProcessEnv, program: string): NodeJS.ProcessEnv {
-  return env.GOGC || GO_DEFAULT_GC.has(program) ? env : { ...env, GOGC: TEST_GOGC };
+  if (env.GOGC || env.GOMEMLIMIT) return env;
+  return program === 'kube-apiserver' ? { ...env, ...API_SERVER_GC } : { ...env, GOGC: TEST_GOGC };
 }
 
 /**

@@ -131,7 +131,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     PATH: [dirname(engine.kubernetesProvider), dirname(engine.pulumi), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter),
     KUBECONFIG: options.cluster.kubeconfigPath,
     // The engine and the provider collect garbage less often (cluster.ts: TEST_GOGC; small heaps, unlike the API server's).
-    GOGC: withTestGoGc(process.env, 'pulumi').GOGC!,
+    ...(withTestGoGc(process.env, 'pulumi').GOGC && { GOGC: withTestGoGc(process.env, 'pulumi').GOGC! }),
     ...options.env,
   };
   const pulumiCommand = await PulumiCommand.get({ root: dirname(dirname(engine.pulumi)), skipVersionCheck: true });
