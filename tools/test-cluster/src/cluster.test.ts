@@ -129,4 +129,17 @@ describe('the simulated storage (a local-path-like provisioner beside the real P
     const orphan = await waitFor(cluster, '/api/v1/namespaces/storage/persistentvolumeclaims/orphan', (c) => c.status?.phase === 'Pending');
     expect(orphan.spec.volumeName ?? null).toBeNull();
   });
+
+  it('watches claims, volumes and classes, as a controller does, instead of listing them over and over', async () => {
+    /** The API server's own count of the lists of every claim it answered (apiserver_request_total). */
+    const lists = async () =>
+      String((await cluster.request('GET', '/metrics')).body)
+        .split('\n')
+        .filter((line) => line.startsWith('apiserver_request_total{') && line.includes('resource="persistentvolumeclaims"') && line.includes('verb="LIST"') && line.includes('scope="cluster"'))
+        .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+    const before = await lists();
+    // Five quiet seconds: at most the resync's one round (every 10 s); listing every 300 ms made 16.
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect((await lists()) - before).toBeLessThanOrEqual(1);
+  });
 });

@@ -428,7 +428,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
       const res = await api('POST', '/apis/storage.k8s.io/v1/storageclasses', storageClass);
       if (res.status >= 300) throw new Error(`StorageClass not created: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     }
-    stopProvisioner = startProvisioner((method, path, body) => api(method, path, body));
+    stopProvisioner = startProvisioner((method, path, body) => api(method, path, body), (path, onChange) => apiWatch(server, ca, tokens.admin, path, onChange));
     const startSeconds = secondsSince(started);
     log(`control plane ready after ${startSeconds} s`);
 
@@ -734,6 +734,23 @@ function apiRequest(server: string, ca: string, bearer: string, method: string, 
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/** A watch (see storage.ts's WatchStream): `onChange` for each chunk of events the API server streams. */
+function apiWatch(server: string, ca: string, bearer: string, path: string, onChange: () => void): { closed: Promise<void>; close(): void } {
+  let req: ReturnType<typeof httpsRequest> | undefined;
+  const closed = new Promise<void>((resolve) => {
+    req = httpsRequest(`${server}${path}`, { method: 'GET', ca, headers: { authorization: `Bearer ${bearer}`, accept: 'application/json' } }, (res) => {
+      if (res.statusCode !== 200) res.resume();
+      else res.on('data', onChange);
+      res.on('error', () => resolve());
+    });
+    // After the response's end too: the stream ended, or was destroyed by close().
+    req.on('close', () => resolve());
+    req.on('error', () => resolve());
+    req.end();
+  });
+  return { closed, close: () => req?.destroy() };
 }
 
 /** Whether the test cluster's commands can be built here (Go on the PATH) or are already cached. */
