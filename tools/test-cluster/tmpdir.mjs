@@ -8,9 +8,10 @@
  * 101 entries (4.2 MB) in /tmp, run after run (the fresh CI run of ddead6c, /tmp listed before and
  * after).
  *
- * A run with a failed test file keeps it, and says where on stderr: the control planes' folders are
- * there (`app-serving-cluster-*`, with the data-path tier's `runtime.log` and pods' logs) to read;
- * so does any run with APP_SERVING_KEEP_TMPDIR=1.
+ * A run with a failed test file keeps it, and says where on stderr: the control planes' logs are
+ * there to read (the `logs` folder of each `app-serving-cluster-…`, and the data-path tier's pods'
+ * logs under its `pods`: a control plane that stops inside this folder, APP_SERVING_TEST_RUN_DIR,
+ * removes all of itself but them); so does any run with APP_SERVING_KEEP_TMPDIR=1.
  *
  * The folder is not removed while something is still mounted under it — the data-path tier's pod
  * runtime mounts a pod's root, /dev, /proc, /sys and its volumes with bind mounts, and removing
@@ -46,15 +47,20 @@ function anyFailed(project) {
  */
 export default function setup(project) {
   const previous = process.env.TMPDIR;
+  const previousRun = process.env.APP_SERVING_TEST_RUN_DIR;
   const dir = mkdtempSync(join(tmpdir(), 'app-serving-test-'));
   // mkdtemp makes it 0700. Tests run as root also run the CLI as `nobody` on folders they open to
   // it (packages/cli's RUNS_AS_NOBODY tests): /tmp lets anyone through, so must this, or `nobody`
   // cannot reach them ("no such file"). 0711, not 0755: through, but not listed.
   chmodSync(dir, 0o711);
   process.env.TMPDIR = dir;
+  // What a control plane keeps of itself when it stops inside this folder: its logs (cluster.ts).
+  process.env.APP_SERVING_TEST_RUN_DIR = dir;
   return () => {
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
+    if (previousRun === undefined) delete process.env.APP_SERVING_TEST_RUN_DIR;
+    else process.env.APP_SERVING_TEST_RUN_DIR = previousRun;
     let mounted = [];
     try {
       mounted = mountsUnder(dir, readFileSync('/proc/self/mountinfo', 'utf8'));

@@ -218,7 +218,7 @@ export async function startCluster(options: StartOptions = {}): Promise<TestClus
     await stopProvisioner?.();
     // Reverse order: kwok and the controllers before the API server, etcd last.
     for (const { child } of [...children].reverse()) await stopChild(child);
-    rmSync(dir, { recursive: true, force: true });
+    removeAllButLogs(dir);
   };
 
   try {
@@ -734,6 +734,32 @@ function apiRequest(server: string, ca: string, bearer: string, method: string, 
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/**
+ * Removes a stopped control plane's folder. Inside a test run's own temporary folder
+ * (APP_SERVING_TEST_RUN_DIR, ../tmpdir.mjs) it keeps the logs — `logs/` (each program's log, the
+ * audit log) and the data-path tier's pods' `*.log` — and nothing else: the run's teardown removes
+ * them with the folder when every test passed, and keeps them for a person to read when one failed.
+ */
+export function removeAllButLogs(dir: string, runDir = process.env.APP_SERVING_TEST_RUN_DIR): void {
+  if (!runDir || !dir.startsWith(`${runDir}/`)) {
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  const prune = (folder: string): boolean => {
+    let kept = false;
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) {
+        if (prune(path)) kept = true;
+      } else if (entry.isFile() && entry.name.endsWith('.log')) kept = true;
+      else rmSync(path, { force: true });
+    }
+    if (!kept) rmSync(folder, { recursive: true, force: true });
+    return kept;
+  };
+  prune(dir);
 }
 
 /** A watch (see storage.ts's WatchStream): `onChange` for each chunk of events the API server streams. */

@@ -4,11 +4,12 @@
  * unless something is still mounted under it.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import setup, { mountsUnder } from '../tmpdir.mjs';
+import { removeAllButLogs } from './cluster.ts';
 
 describe("the test run's temporary folder", () => {
   it('is this worker\'s TMPDIR, a folder of its own that exists, and what it starts inherits it', () => {
@@ -74,5 +75,28 @@ describe("the test run's temporary folder", () => {
     expect(mountsUnder('/tmp/app-serving-test-a', info)).toEqual(['/tmp/app-serving-test-a', '/tmp/app-serving-test-a/pod/root/sys', '/tmp/app-serving-test-a/with space']);
     // The real table: /proc is a mount point on any Linux this runs on.
     expect(mountsUnder('/proc', readFileSync('/proc/self/mountinfo', 'utf8'))).toContain('/proc');
+  });
+
+  it('is where a stopped control plane inside it leaves its logs and nothing else; outside it, nothing', () => {
+    expect(process.env.APP_SERVING_TEST_RUN_DIR).toBe(tmpdir());
+    const make = (root: string) => {
+      for (const path of ['logs/kube-apiserver.log', 'logs/audit.log', 'etcd/member/wal', 'pki/ca.key', 'pods/ns/pod/modelserver.log', 'pods/ns/pod/root/etc/passwd', 'pods/ns/empty/root/bin/x']) {
+        mkdirSync(dirname(join(root, path)), { recursive: true });
+        writeFileSync(join(root, path), path);
+      }
+    };
+    const inside = join(tmpdir(), 'app-serving-cluster-x');
+    make(inside);
+    removeAllButLogs(inside);
+    const left = (readdirSync(inside, { recursive: true, encoding: 'utf8' }) as string[]).filter((p) => p.endsWith('.log')).sort();
+    expect(left).toEqual(['logs/audit.log', 'logs/kube-apiserver.log', 'pods/ns/pod/modelserver.log']);
+    expect(existsSync(join(inside, 'etcd'))).toBe(false);
+    expect(existsSync(join(inside, 'pods/ns/pod/root'))).toBe(false);
+    expect(existsSync(join(inside, 'pods/ns/empty'))).toBe(false);
+    rmSync(inside, { recursive: true });
+    const outside = mkdtempSync(join(dirname(tmpdir()), 'app-serving-cluster-'));
+    make(outside);
+    removeAllButLogs(outside);
+    expect(existsSync(outside)).toBe(false);
   });
 });
