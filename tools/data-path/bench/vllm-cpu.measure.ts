@@ -11,32 +11,15 @@
  * asserts only that every chat answered.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ensureVllm, groupMembers, startVllm } from '../src/index.ts';
+import { ensureVllm, groupCpuSeconds, startVllm } from '../src/index.ts';
 
 const CHATS = Number(process.env.BENCH_CHATS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const BUSY = Number(process.env.BENCH_BUSY ?? 0);
-/** The clock ticks of /proc/<pid>/stat (getconf CLK_TCK: 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** User + system seconds of every live process in the group. */
-function groupCpuSeconds(pgid: number): number {
-  let ticks = 0;
-  for (const pid of groupMembers(pgid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // ended while read
-    }
-  }
-  return ticks / TICKS_PER_SECOND;
-}
 
 const busy: ChildProcess[] = [];
 afterAll(() => {

@@ -26,5 +26,5 @@ export {
 export { BYTECODE_MARKER, ensureBytecode, ensureCompiledVllm as ensureVllm } from '../bytecode.mjs';
 export type { VllmPaths } from '../vllm.mjs';
 export { cacheRoot } from '../cache.mjs';
-export { VLLM_CPU_ENV, startVllm, freePort, treeRss, groupMembers } from './vllm-server.ts';
+export { VLLM_CPU_ENV, startVllm, freePort, treeRss, groupMembers, groupCpuSeconds } from './vllm-server.ts';
 export type { VllmServer, VllmServerOptions } from './vllm-server.ts';

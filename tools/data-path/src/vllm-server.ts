@@ -190,21 +190,40 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** The fields of /proc/<pid>/stat after `pid (comm)`, from `state` on (comm may hold spaces and parentheses); undefined once it has ended. */
+function statFields(pid: number | string): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // The process ended while we read.
+  }
+}
+
 /** The processes of process group `pgid` that have not ended (a zombie has: an orphan's may never be reaped here). */
 export function groupMembers(pgid: number): number[] {
   const members: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
-    } catch {
-      // The process ended while we read.
-    }
+    // `state ppid pgrp …`
+    const [state, , pgrp] = statFields(entry) ?? [];
+    if (Number(pgrp) === pgid && state !== 'Z') members.push(Number(entry));
   }
   return members;
+}
+
+/** The clock ticks of /proc/<pid>/stat's times (`getconf CLK_TCK`: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** The user + system CPU seconds of the live processes of process group `pgid`, from /proc. */
+export function groupCpuSeconds(pgid: number): number {
+  let ticks = 0;
+  for (const pid of groupMembers(pgid)) {
+    // utime and stime: the 14th and 15th fields of the line, the 12th and 13th from `state` on.
+    const fields = statFields(pid);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / TICKS_PER_SECOND;
 }
 
 /** The resident set of `pid` and every process descending from it, from /proc (0 when it is gone). */

@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startVllm, VLLM_SERVER_MODULE } from '../src/index.ts';
+import { execFileSync, spawn } from 'node:child_process';
+import { groupCpuSeconds, groupMembers, startVllm, VLLM_SERVER_MODULE } from '../src/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'data-path-vllm-server-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,5 +61,30 @@ describe('startVllm', () => {
     expect(error?.message).toMatch(/^vLLM was not ready after 1 s \(.* -m vllm\.entrypoints\.openai\.api_server --model \/m --host 127\.0\.0\.1 --port \d+\):\nstarted$/);
     expect(existsSync(join(dir, 'grandchild'))).toBe(true);
     expect(gone(Number(readFileSync(join(dir, 'grandchild'), 'utf8')))).toBe(true);
+  });
+});
+
+describe('a process group, from /proc', () => {
+  it('its members, and the CPU they have used: a busy loop and its busy child, as `ps` counts their times', async () => {
+    const leader = spawn('sh', ['-c', 'sh -c "while :; do :; done" & while :; do :; done'], { detached: true, stdio: 'ignore' });
+    try {
+      const pgid = leader.pid!;
+      // Until both loops run and have used a measurable time (a hang guard, not a timing).
+      const until = Date.now() + 120_000;
+      while (groupMembers(pgid).length < 2 || groupCpuSeconds(pgid) < 0.5) {
+        if (Date.now() > until) throw new Error(`the loops did not start: ${groupMembers(pgid).join(', ')}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const members = groupMembers(pgid);
+      const seconds = groupCpuSeconds(pgid);
+      // ps's CPU time of the same processes, read after ours: at least as much, less what ps cuts
+      // off each (it counts whole seconds).
+      const ps = members.reduce((sum, pid) => sum + Number(execFileSync('ps', ['-o', 'cputimes=', '-p', String(pid)], { encoding: 'utf8' }).trim()), 0);
+      expect(members).toContain(pgid);
+      expect(seconds).toBeGreaterThanOrEqual(0.5);
+      expect(ps).toBeGreaterThan(seconds - members.length);
+    } finally {
+      process.kill(-leader.pid!, 'SIGKILL');
+    }
   });
 });
