@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { failuresOf } from '../tools/test-cluster/report.mjs';
+import { failedToRun, failuresOf } from '../tools/test-cluster/report.mjs';
 
 const scriptStarted = Date.now();
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -193,11 +193,8 @@ for (const project of projects) {
   const report = JSON.parse(readFileSync(file, 'utf8'));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
-  // A test file that fails to load, or whose beforeAll fails (its tests are then reported as
-  // skipped), has no failed test in it, but it is a failure all the same.
-  for (const suite of report.testResults) {
-    if (suite.status === 'failed' && !suite.assertionResults.some((test) => test.status === 'failed')) failed += 1;
-  }
+  // A test file that failed to run (report.mjs: failedToRun) is a failure all the same.
+  failed += report.testResults.filter(failedToRun).length;
   // Each failure by name, just above the total: CI shows only the end of the output.
   problems.push(...failuresOf(project, report, root));
 }

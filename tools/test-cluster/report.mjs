@@ -19,6 +19,14 @@ function firstLine(message) {
 }
 
 /**
+ * Whether a test file of a report failed with no failed test in it: it failed to load, or a hook
+ * failed (its tests are then reported as skipped). A failure all the same.
+ */
+export function failedToRun(suite) {
+  return suite.status === 'failed' && !(suite.assertionResults ?? []).some((test) => test.status === 'failed');
+}
+
+/**
  * One line per failed test of `report` (a vitest JSON report), at most NAMED_PER_PROJECT and then
  * how many more; one per test file that failed with no failed test in it (it failed to load, or a
  * hook failed and its tests were skipped). File names relative to `root`.
@@ -28,12 +36,11 @@ export function failuresOf(project, report, root) {
   let more = 0;
   for (const suite of report.testResults ?? []) {
     const file = relative(root, suite.name);
-    const failed = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
-    if (suite.status === 'failed' && failed.length === 0) {
+    if (failedToRun(suite)) {
       lines.push(`${project}: ${file} failed to run: ${firstLine(suite.message)}`);
       continue;
     }
-    for (const test of failed) {
+    for (const test of (suite.assertionResults ?? []).filter((t) => t.status === 'failed')) {
       if (lines.length >= NAMED_PER_PROJECT) {
         more += 1;
         continue;
