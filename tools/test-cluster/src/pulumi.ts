@@ -119,6 +119,8 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
   mkdirSync(home);
   const projectName = options.projectName ?? 'app-serving';
   writeFileSync(join(workDir, 'Pulumi.yaml'), stringify({ name: projectName, runtime: 'nodejs', backend: { url: `file://${backend}` } }));
+  // None when the caller set only GOMEMLIMIT (kept as it is: see withTestGoGc).
+  const testGoGc = withTestGoGc(process.env, 'pulumi').GOGC;
   const envVars: Record<string, string> = {
     PULUMI_HOME: home,
     PULUMI_BACKEND_URL: `file://${backend}`,
@@ -131,7 +133,7 @@ export async function createTestStack(options: TestStackOptions): Promise<TestSt
     PATH: [dirname(engine.kubernetesProvider), dirname(engine.pulumi), process.env.PATH ?? '/usr/bin:/bin'].join(delimiter),
     KUBECONFIG: options.cluster.kubeconfigPath,
     // The engine and the provider collect garbage less often (cluster.ts: TEST_GOGC; small heaps, unlike the API server's).
-    ...pickGoGc(withTestGoGc(process.env, 'pulumi')),
+    ...(testGoGc && { GOGC: testGoGc }),
     ...options.env,
   };
   const pulumiCommand = await PulumiCommand.get({ root: dirname(dirname(engine.pulumi)), skipVersionCheck: true });
@@ -207,9 +209,4 @@ export function resourceSteps(events: readonly EngineEvent[]): ResourceStep[] {
       diffs: [...new Set([...(m.diffs ?? []), ...Object.keys(m.detailedDiff ?? {})].map((k) => k.split(/[.[]/)[0]!))].sort(),
       replaceKeys: [...(m.keys ?? [])].sort(),
     }));
-}
-
-/** GOGC of `env`, as an object to spread (none when unset: a caller's GOMEMLIMIT alone, kept as it is). */
-function pickGoGc(env: NodeJS.ProcessEnv): { GOGC?: string } {
-  return env.GOGC ? { GOGC: env.GOGC } : {};
 }
